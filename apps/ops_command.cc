@@ -1,0 +1,38 @@
+// `flowbench ops`: lists every registered op with its kernels' device types and dtypes and
+// whether it has a gradient.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "apps/commands.h"
+#include "engine/autodiff/gradient_registry.h"
+#include "engine/framework/op_kernel.h"
+
+namespace fb::apps {
+namespace {
+
+void ListOps(bool include_internal) {
+  std::cout << fmt::format("{:<36} {:<10} {:<6} {}\n", "op", "devices", "grad", "kernel dtypes");
+  for (const OpDef* op : OpRegistry::Global()->ListOps()) {
+    if (!include_internal && op->name[0] == '_') continue;
+    std::string devices, types;
+    for (const std::string& d : KernelRegistry::Global()->DeviceTypesForOp(op->name)) {
+      devices += (devices.empty() ? "" : ",") + d;
+      std::string t = DataTypeListString(KernelRegistry::Global()->TypesForOp(op->name, d));
+      if (!t.empty()) types += (types.empty() ? "" : "; ") + d + ": " + t;
+    }
+    bool grad = GradientRegistry::Global()->Lookup(op->name) != nullptr;
+    std::cout << fmt::format("{:<36} {:<10} {:<6} {}\n", op->name, devices.empty() ? "-" : devices,
+                             grad ? "yes" : "no", types.empty() ? "any" : types);
+  }
+}
+
+FB_REGISTER_COMMAND("ops", [](CLI::App* app) {
+  auto* cmd = app->add_subcommand("ops", "List registered ops, their devices, dtypes and gradients");
+  auto* internal = new bool(false);
+  cmd->add_flag("--internal", *internal, "Include internal ops (_Send, _Recv, _Feed, ...)");
+  cmd->callback([internal]() { ListOps(*internal); });
+});
+
+}  // namespace
+}  // namespace fb::apps

@@ -1,0 +1,65 @@
+# Targets. Sources are globbed per module so that adding an op, kernel or test is adding a file.
+# Registries use static initializers, so modules are OBJECT libraries (the linker keeps them).
+
+function(fb_glob out)
+  file(GLOB_RECURSE files CONFIGURE_DEPENDS ${ARGN})
+  set(${out} ${files} PARENT_SCOPE)
+endfunction()
+
+# --- engine: framework, graph, ops, runtime, autodiff, client, placement, partition, passes, trace
+fb_glob(ENGINE_SRCS ${PROJECT_SOURCE_DIR}/engine/*.cc)
+add_library(fb_engine OBJECT ${ENGINE_SRCS})
+target_include_directories(fb_engine PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(fb_engine PUBLIC Eigen3::Eigen nlohmann_json::nlohmann_json fmt::fmt
+                      spdlog::spdlog ZLIB::ZLIB Threads::Threads PkgConfig::OPENBLAS
+                      ${HDF5_C_LIBRARIES})
+target_include_directories(fb_engine PUBLIC ${HDF5_C_INCLUDE_DIRS})
+
+# --- CPU kernels
+fb_glob(CPU_KERNEL_SRCS ${PROJECT_SOURCE_DIR}/kernels/cpu/*.cc)
+add_library(fb_kernels_cpu OBJECT ${CPU_KERNEL_SRCS})
+target_link_libraries(fb_kernels_cpu PUBLIC fb_engine)
+
+# --- datasets and experiments (model builders)
+fb_glob(DATASET_SRCS ${PROJECT_SOURCE_DIR}/datasets/*.cc ${PROJECT_SOURCE_DIR}/experiments/*.cc)
+if(DATASET_SRCS)
+  add_library(fb_datasets OBJECT ${DATASET_SRCS})
+  target_link_libraries(fb_datasets PUBLIC fb_engine)
+  set(FB_DATASETS fb_datasets)
+endif()
+
+# Everything a flowbench program links (more modules add themselves to FB_ALL_LIBS below).
+set(FB_ALL_LIBS fb_engine fb_kernels_cpu ${FB_DATASETS})
+
+foreach(extra IN ITEMS cuda mpi sim)
+  if(EXISTS ${PROJECT_SOURCE_DIR}/cmake/${extra}.cmake)
+    include(${PROJECT_SOURCE_DIR}/cmake/${extra}.cmake)
+  endif()
+endforeach()
+
+# --- the flowbench command line
+fb_glob(APP_SRCS ${PROJECT_SOURCE_DIR}/apps/*.cc)
+add_executable(flowbench ${APP_SRCS})
+target_link_libraries(flowbench PRIVATE ${FB_ALL_LIBS} CLI11::CLI11)
+
+# --- examples
+fb_glob(EXAMPLE_SRCS ${PROJECT_SOURCE_DIR}/examples/*.cc)
+foreach(src ${EXAMPLE_SRCS})
+  get_filename_component(name ${src} NAME_WE)
+  add_executable(${name} ${src})
+  target_link_libraries(${name} PRIVATE ${FB_ALL_LIBS})
+endforeach()
+
+# --- tests
+enable_testing()
+include(${PROJECT_SOURCE_DIR}/cmake/FlowbenchTests.cmake)
+
+# --- benchmarks
+if(FLOWBENCH_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+  fb_glob(BENCH_SRCS ${PROJECT_SOURCE_DIR}/benchmarks/*_bench.cc)
+  if(BENCH_SRCS)
+    add_executable(flowbench-bench ${BENCH_SRCS})
+    target_link_libraries(flowbench-bench PRIVATE ${FB_ALL_LIBS} benchmark::benchmark_main)
+  endif()
+endif()

@@ -1,0 +1,26 @@
+#pragma once
+// Partitioning (whitepaper 3.2.2, Figure 4): splits a placed graph into one subgraph per device.
+// Every data edge between devices becomes a _Send on the source device and a _Recv on the
+// destination; all consumers of one tensor on one destination device share a single _Recv.
+// Control edges across devices become a _Send/_Recv of a dummy scalar followed by a control edge.
+#include <map>
+#include <string>
+
+#include "engine/graph/graph.h"
+
+namespace fb {
+
+struct PartitionStats {
+  int num_send_recv_pairs = 0;
+  int num_control_transfers = 0;
+};
+
+// Every node of `g` must have an assigned device. `partitions` maps device name to GraphDef,
+// each NodeDef's `device` field set to that device.
+Status Partition(const Graph& g, std::map<std::string, GraphDef>* partitions,
+                 PartitionStats* stats = nullptr);
+
+// The tensor name a Send/Recv pair carries: "node:port".
+std::string TransferTensorName(const Node& src, int port);
+
+}  // namespace fb

@@ -1,0 +1,34 @@
+#pragma once
+// CallFrame: how a Session hands feeds to a step and collects fetches (whitepaper 4.2). The feed
+// rewrite replaces each fed tensor by a _Feed node reading args[i]; each fetch gets a _Fetch node
+// writing retvals[i]. Thread-safe for distinct indices.
+#include <vector>
+
+#include "engine/framework/tensor.h"
+
+namespace fb {
+
+class CallFrame {
+ public:
+  CallFrame(std::vector<Tensor> args, int num_retvals)
+      : args_(std::move(args)), retvals_(num_retvals), set_(num_retvals, false) {}
+  StatusOr<Tensor> GetArg(int i) const {
+    if (i < 0 || i >= static_cast<int>(args_.size())) return Internal("feed index ", i, " out of range");
+    return args_[i];
+  }
+  Status SetRetval(int i, const Tensor& t) {
+    if (i < 0 || i >= static_cast<int>(retvals_.size())) return Internal("fetch index ", i, " out of range");
+    retvals_[i] = t;
+    set_[i] = true;
+    return Status::OK();
+  }
+  bool IsRetvalSet(int i) const { return set_[i]; }
+  std::vector<Tensor>& retvals() { return retvals_; }
+
+ private:
+  std::vector<Tensor> args_;
+  std::vector<Tensor> retvals_;
+  std::vector<bool> set_;
+};
+
+}  // namespace fb

@@ -1,0 +1,82 @@
+#include "engine/runtime/executor.h"
+
+#include <condition_variable>
+
+#include "engine/runtime/executor_impl.h"
+
+namespace fb {
+
+Status ExecutorImpl::Initialize() {
+  items_.resize(graph_->num_node_ids());
+  for (Node* n : graph_->nodes()) {
+    NodeItem& item = items_[n->id()];
+    item.node = n;
+    auto kernel = KernelRegistry::Global()->CreateKernel(device_, n->def());
+    if (!kernel.ok())
+      return kernel.status().WithPrefix("on device " + device_->name() + ": ");
+    item.kernel = std::move(*kernel);
+    item.is_async = item.kernel->AsAsync() != nullptr;
+    item.is_expensive = item.kernel->IsExpensive();
+    item.num_inputs = n->num_inputs();
+    item.num_outputs = n->num_outputs();
+    item.input_start = total_inputs_;
+    total_inputs_ += item.num_inputs;
+    for (int i = 0; i < item.num_inputs; ++i) item.input_is_ref.push_back(n->input_is_ref(i));
+    const std::string& op = n->op();
+    item.is_merge = op == "Merge";
+    item.is_switch = op == "Switch";
+    item.is_enter = op == "Enter";
+    item.is_exit = op == "Exit";
+    item.is_next_iteration = op == "NextIteration";
+    item.is_transfer = op == "_Send" || op == "_Recv";
+    if (item.is_enter) {
+      (void)GetNodeAttr(n->def().attrs, "frame_name", &item.frame_name);
+      (void)GetNodeAttr(n->def().attrs, "is_constant", &item.is_constant_enter);
+      (void)GetNodeAttr(n->def().attrs, "parallel_iterations", &item.parallel_iterations);
+      ++frame_input_count_[item.frame_name];
+    }
+    for (const Edge* e : n->in_edges())
+      if (e->IsControlEdge()) ++item.num_control_inputs;
+    item.initial_pending = item.is_merge ? (item.num_control_inputs << 1) | 1
+                                         : static_cast<int>(n->in_edges().size());
+    for (const Edge* e : n->out_edges())
+      item.out_edges.push_back({e->dst->id(), e->src_output, e->dst_input});
+    if (n->in_edges().empty()) root_nodes_.push_back(n->id());
+  }
+  return Status::OK();
+}
+
+Executor::Executor(std::unique_ptr<ExecutorImpl> impl) : impl_(std::move(impl)) {}
+Executor::~Executor() = default;
+
+StatusOr<std::unique_ptr<Executor>> Executor::Create(std::unique_ptr<const Graph> graph,
+                                                     Device* device) {
+  auto impl = std::make_unique<ExecutorImpl>(std::move(graph), device);
+  RETURN_IF_ERROR(impl->Initialize());
+  return std::unique_ptr<Executor>(new Executor(std::move(impl)));
+}
+
+void Executor::RunAsync(const Args& args, DoneCallback done) {
+  impl_->RunAsync(args, std::move(done));
+}
+
+Status Executor::Run(const Args& args) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool finished = false;
+  Status result;
+  RunAsync(args, [&](const Status& s) {
+    std::lock_guard<std::mutex> l(mu);
+    result = s;
+    finished = true;
+    cv.notify_all();
+  });
+  std::unique_lock<std::mutex> l(mu);
+  cv.wait(l, [&] { return finished; });
+  return result;
+}
+
+const Graph& Executor::graph() const { return impl_->graph(); }
+Device* Executor::device() const { return impl_->device(); }
+
+}  // namespace fb

@@ -1,0 +1,55 @@
+#pragma once
+// Executor: runs one device's graph for one step (whitepaper 3.1). It keeps a pending count per
+// node and a ready queue: a node whose inputs have all arrived is ready; cheap ready nodes run
+// inline on the current thread, expensive ones are handed to the device's inter-op pool.
+// Asynchronous kernels (5.3) return their thread and call back. A failing kernel aborts the
+// step: the Rendezvous is aborted and the status, prefixed with the node's name, op and
+// device, is returned.
+//
+// Per-node state lives in (frame, iteration) slots from the start (4.4): the root frame is
+// frame 0, iteration 0; control-flow ops (Enter/Exit/NextIteration/Switch/Merge) add frames and
+// iterations and propagate dead values through untaken branches.
+// Thread-safety: an Executor is immutable after Create and may run several steps concurrently
+// (concurrent steps, whitepaper section 7 / Figure 8).
+#include <functional>
+#include <memory>
+
+#include "engine/framework/op_kernel.h"
+#include "engine/graph/graph.h"
+#include "engine/runtime/call_frame.h"
+#include "engine/runtime/step_stats.h"
+
+namespace fb {
+
+class ExecutorImpl;
+
+class Executor {
+ public:
+  struct Args {
+    int64_t step_id = 0;
+    Rendezvous* rendezvous = nullptr;
+    CallFrame* call_frame = nullptr;
+    StepStatsCollector* stats = nullptr;  // non-null: record every node execution
+    // Where ready nodes run; default: the device's inter-op pool.
+    std::function<void(std::function<void()>)> runner;
+  };
+  using DoneCallback = std::function<void(const Status&)>;
+
+  // Creates kernels for every node of `graph` on `device`. Errors from kernel lookup or kernel
+  // construction name the node.
+  static StatusOr<std::unique_ptr<Executor>> Create(std::unique_ptr<const Graph> graph,
+                                                    Device* device);
+  ~Executor();
+  // Runs one step; `done` is called exactly once, possibly on another thread.
+  void RunAsync(const Args& args, DoneCallback done);
+  // Runs one step and waits.
+  Status Run(const Args& args);
+  const Graph& graph() const;
+  Device* device() const;
+
+ private:
+  explicit Executor(std::unique_ptr<ExecutorImpl> impl);
+  std::unique_ptr<ExecutorImpl> impl_;
+};
+
+}  // namespace fb

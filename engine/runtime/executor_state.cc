@@ -1,0 +1,252 @@
+#include "engine/runtime/executor_state.h"
+
+namespace fb {
+
+IterationState::IterationState(const ExecutorImpl& impl)
+    : inputs(impl.total_inputs()), pending(impl.num_items()), dead_count(impl.num_items(), 0) {
+  for (int i = 0; i < impl.num_items(); ++i)
+    if (impl.item(i).node) pending[i] = impl.item(i).initial_pending;
+}
+
+ExecutorState::ExecutorState(const ExecutorImpl& impl, const Executor::Args& args,
+                             Executor::DoneCallback done)
+    : impl_(impl), args_(args), done_(std::move(done)) {
+  if (!args_.runner) {
+    ThreadPool* pool = impl_.device()->inter_op_pool();
+    args_.runner = [pool](std::function<void()> fn) { pool->Schedule(std::move(fn)); };
+  }
+  root_frame_.frame_name = "_root";
+  root_frame_.iterations[0] = std::make_unique<IterationState>(impl_);
+}
+
+ExecutorState::~ExecutorState() = default;
+
+void ExecutorState::Start() {
+  const std::vector<int>& roots = impl_.root_nodes();
+  if (roots.empty()) {
+    Finish();
+    return;
+  }
+  TaggedNodeSeq ready;
+  for (int id : roots) ready.push_back({id, &root_frame_, 0, false});
+  root_frame_.iterations[0]->outstanding_ops = static_cast<int>(ready.size());
+  num_outstanding_ops_ = static_cast<int>(ready.size());
+  ScheduleReady(ready, nullptr);
+}
+
+Status ExecutorState::PrepareInputs(const NodeItem& item, IterationState* iter_state,
+                                    std::vector<TensorValue>* inputs,
+                                    std::vector<bool>* input_dead) {
+  inputs->resize(item.num_inputs);
+  input_dead->assign(item.num_inputs, false);
+  for (int i = 0; i < item.num_inputs; ++i) {
+    Entry& e = iter_state->inputs[item.input_start + i];
+    TensorValue& v = (*inputs)[i];
+    if (!e.has_value) {
+      (*input_dead)[i] = true;
+      continue;
+    }
+    if (e.ref && !item.input_is_ref[i]) {
+      std::lock_guard<std::mutex> l(*e.ref->mu());
+      if (!e.ref->is_initialized()) {
+        const Edge* edge = item.node->input_edge(i);
+        return FailedPrecondition("attempting to use uninitialized variable '",
+                                  edge ? edge->src->name() : "?", "' (input ", i, ")");
+      }
+      v.tensor = *e.ref->tensor();
+    } else {
+      v.tensor = std::move(e.val);
+      v.ref = e.ref;
+    }
+    e = Entry();
+  }
+  return Status::OK();
+}
+
+Status ExecutorState::ProcessOutputs(const NodeItem& item, OpKernelContext* ctx,
+                                     std::vector<Entry>* outputs) {
+  outputs->resize(item.num_outputs);
+  if (!ctx->status().ok()) return ctx->status();
+  for (int i = 0; i < item.num_outputs; ++i) {
+    if (ctx->output_is_dead(i)) continue;
+    const TensorValue& v = ctx->output_value(i);
+    Entry& e = (*outputs)[i];
+    if (v.ref) {
+      e.ref = v.ref;
+      e.has_value = true;
+    } else if (v.tensor.IsInitialized()) {
+      if (v.tensor.dtype() != item.kernel->output_type(i))
+        return Internal("output ", i, " has dtype ", DataTypeString(v.tensor.dtype()),
+                        ", expected ", DataTypeString(item.kernel->output_type(i)));
+      e.val = v.tensor;
+      e.has_value = true;
+    } else {
+      return Internal("kernel produced no value for output ", i);
+    }
+  }
+  return Status::OK();
+}
+
+void ExecutorState::Process(TaggedNode tagged) {
+  std::deque<TaggedNode> inline_ready;
+  inline_ready.push_back(tagged);
+  std::vector<TensorValue> inputs;
+  std::vector<bool> input_dead;
+  std::vector<Entry> outputs;
+  while (!inline_ready.empty()) {
+    tagged = inline_ready.front();
+    inline_ready.pop_front();
+    const NodeItem& item = impl_.item(tagged.id);
+    IterationState* iter_state;
+    {
+      std::lock_guard<std::mutex> l(tagged.frame->mu);
+      iter_state = tagged.frame->GetIteration(tagged.iter);
+    }
+    Status s = PrepareInputs(item, iter_state, &inputs, &input_dead);
+    outputs.clear();
+    std::vector<bool> dead_outputs(item.num_outputs, false);
+    bool skip_kernel = tagged.is_dead && !item.is_transfer;
+    if (s.ok() && skip_kernel) {
+      outputs.resize(item.num_outputs);
+      dead_outputs.assign(item.num_outputs, true);
+    } else if (s.ok()) {
+      OpKernelContext::Params params;
+      params.step_id = args_.step_id;
+      params.device = impl_.device();
+      params.kernel = item.kernel.get();
+      params.inputs = &inputs;
+      params.input_is_dead = input_dead;
+      params.is_input_dead = tagged.is_dead;
+      params.frame_iter = {tagged.frame->frame_id, tagged.iter};
+      params.rendezvous = args_.rendezvous;
+      params.call_frame = args_.call_frame;
+      params.runner = &args_.runner;
+      if (item.is_async) {
+        // The kernel finishes on another thread; its completion continues propagation there.
+        struct AsyncState {
+          OpKernelContext::Params params;
+          std::vector<TensorValue> inputs;
+          std::unique_ptr<OpKernelContext> ctx;
+          int64_t start_ns;
+        };
+        auto* st = new AsyncState{params, std::move(inputs), nullptr, NowNs()};
+        st->params.inputs = &st->inputs;
+        st->ctx = std::make_unique<OpKernelContext>(&st->params);
+        impl_.device()->ComputeAsync(item.kernel->AsAsync(), st->ctx.get(), [this, st, tagged]() {
+          const NodeItem& item = impl_.item(tagged.id);
+          std::vector<Entry> outs;
+          Status s = ProcessOutputs(item, st->ctx.get(), &outs);
+          std::vector<bool> dead(item.num_outputs, false);
+          for (int i = 0; i < item.num_outputs; ++i) dead[i] = st->ctx->output_is_dead(i);
+          if (args_.stats) {
+            NodeExecStats ns{item.node->name(), item.node->op(), impl_.device()->name(),
+                             CurrentThreadOsId(), st->start_ns, NowNs(), 0, args_.step_id};
+            for (const Entry& e : outs) ns.output_bytes += e.has_value && !e.ref ? e.val.TotalBytes() : 0;
+            args_.stats->Record(std::move(ns));
+          }
+          TaggedNodeSeq ready;
+          if (s.ok()) PropagateOutputs(tagged, item, &outs, &dead, &ready);
+          delete st;
+          if (NodeDone(s, tagged, ready, nullptr)) Finish();
+        });
+        inputs = std::vector<TensorValue>();
+        continue;
+      }
+      int64_t start_ns = args_.stats ? NowNs() : 0;
+      OpKernelContext ctx(&params);
+      impl_.device()->Compute(item.kernel.get(), &ctx);
+      s = ProcessOutputs(item, &ctx, &outputs);
+      for (int i = 0; i < item.num_outputs; ++i) dead_outputs[i] = ctx.output_is_dead(i);
+      if (args_.stats) {
+        NodeExecStats ns{item.node->name(), item.node->op(), impl_.device()->name(),
+                         CurrentThreadOsId(), start_ns, NowNs(), 0, args_.step_id};
+        for (const Entry& e : outputs) ns.output_bytes += e.has_value && !e.ref ? e.val.TotalBytes() : 0;
+        args_.stats->Record(std::move(ns));
+      }
+    }
+    inputs.clear();
+    TaggedNodeSeq ready;
+    if (s.ok()) PropagateOutputs(tagged, item, &outputs, &dead_outputs, &ready);
+    if (NodeDone(s, tagged, ready, &inline_ready)) {
+      Finish();
+      return;
+    }
+  }
+}
+
+bool ExecutorState::NodeDone(const Status& s, const TaggedNode& tagged, const TaggedNodeSeq& ready,
+                             std::deque<TaggedNode>* inline_ready) {
+  if (!s.ok()) {
+    const NodeItem& item = impl_.item(tagged.id);
+    Status annotated = s.WithPrefix(item.node->op() + " '" + item.node->name() + "' on " +
+                                    impl_.device()->name() + ": ");
+    bool first = false;
+    {
+      std::lock_guard<std::mutex> l(status_mu_);
+      if (status_.ok()) {
+        status_ = annotated;
+        first = true;
+      }
+    }
+    if (first) {
+      aborted_ = true;
+      if (args_.rendezvous) args_.rendezvous->StartAbort(annotated);
+    }
+  }
+  bool completed;
+  if (aborted_ || ready.empty()) {
+    completed = num_outstanding_ops_.fetch_sub(1) == 1;
+  } else {
+    num_outstanding_ops_.fetch_add(static_cast<int>(ready.size()) - 1);
+    ScheduleReady(ready, inline_ready);
+    completed = false;
+  }
+  return completed;
+}
+
+void ExecutorState::ScheduleReady(const TaggedNodeSeq& ready, std::deque<TaggedNode>* inline_ready) {
+  if (ready.empty()) return;
+  if (inline_ready == nullptr) {
+    for (const TaggedNode& t : ready) args_.runner([this, t]() { Process(t); });
+    return;
+  }
+  // Keep cheap nodes and one expensive node on this thread; hand the other expensive ones out.
+  const TaggedNode* curr_expensive = nullptr;
+  for (const TaggedNode& t : ready) {
+    const NodeItem& item = impl_.item(t.id);
+    if (t.is_dead || !item.is_expensive) {
+      inline_ready->push_back(t);
+    } else {
+      if (curr_expensive) {
+        TaggedNode other = *curr_expensive;
+        args_.runner([this, other]() { Process(other); });
+      }
+      curr_expensive = &t;
+    }
+  }
+  if (curr_expensive) {
+    if (inline_ready->empty()) {
+      inline_ready->push_back(*curr_expensive);
+    } else {
+      TaggedNode other = *curr_expensive;
+      args_.runner([this, other]() { Process(other); });
+    }
+  }
+}
+
+void ExecutorState::Finish() {
+  Executor::DoneCallback done = std::move(done_);
+  Status s;
+  {
+    std::lock_guard<std::mutex> l(status_mu_);
+    s = status_;
+  }
+  delete this;
+  done(s);
+}
+
+void ExecutorImpl::RunAsync(const Executor::Args& args, Executor::DoneCallback done) const {
+  (new ExecutorState(*this, args, std::move(done)))->Start();
+}
+
+}  // namespace fb

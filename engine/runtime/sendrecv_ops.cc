@@ -1,0 +1,91 @@
+// _Send and _Recv: the pair that replaces every cross-device edge after partitioning (whitepaper
+// 3.2.2, Figure 4). The key is (send_device, recv_device, tensor_name, frame, iteration); the
+// step is the Rendezvous object itself. _Recv is asynchronous (5.3): it holds no thread while
+// waiting. Dead values (control flow, 4.4) travel as is_dead.
+#include "engine/framework/op_kernel.h"
+#include "engine/framework/shape_inference.h"
+
+namespace fb {
+
+REGISTER_OP("_Send")
+    .Input("tensor: T")
+    .Attr("T: type")
+    .Attr("tensor_name: string")
+    .Attr("send_device: string")
+    .Attr("recv_device: string")
+    .SetIsStateful()
+    .Doc("Sends `tensor` to recv_device through the step's Rendezvous (3.2.2).");
+
+REGISTER_OP("_Recv")
+    .Output("tensor: T")
+    .Attr("T: type")
+    .Attr("tensor_name: string")
+    .Attr("send_device: string")
+    .Attr("recv_device: string")
+    .Attr("shape: shape = []")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::Unknown)
+    .Doc("Receives the tensor sent by the matching _Send (3.2.2).");
+
+namespace {
+Rendezvous::ParsedKey MakeKey(OpKernelConstruction* c) {
+  Rendezvous::ParsedKey key;
+  c->SetStatus(c->GetAttr("tensor_name", &key.edge_name));
+  c->SetStatus(c->GetAttr("send_device", &key.src_device));
+  c->SetStatus(c->GetAttr("recv_device", &key.dst_device));
+  return key;
+}
+}  // namespace
+
+class SendOp : public OpKernel {
+ public:
+  explicit SendOp(OpKernelConstruction* c) : OpKernel(c), key_(MakeKey(c)) {}
+  void Compute(OpKernelContext* ctx) override {
+    OP_REQUIRES(ctx, ctx->rendezvous() != nullptr, Internal("_Send run without a rendezvous"));
+    Rendezvous::ParsedKey key = key_;
+    key.frame_iter = ctx->frame_iter();
+    if (ctx->is_input_dead()) {
+      OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, Tensor(), true));
+      return;
+    }
+    auto host = ctx->device()->CopyToHost(ctx->input(0));
+    OP_REQUIRES_OK(ctx, host.status());
+    OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, *host, false));
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  Rendezvous::ParsedKey key_;
+};
+
+class RecvOp : public AsyncOpKernel {
+ public:
+  explicit RecvOp(OpKernelConstruction* c) : AsyncOpKernel(c), key_(MakeKey(c)) {}
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    OP_REQUIRES_ASYNC(ctx, ctx->rendezvous() != nullptr, Internal("_Recv run without a rendezvous"),
+                      done);
+    Rendezvous::ParsedKey key = key_;
+    key.frame_iter = ctx->frame_iter();
+    ctx->rendezvous()->RecvAsync(key, [ctx, done](const Status& s, const Tensor& v, bool dead) {
+      if (!s.ok()) {
+        ctx->SetStatus(s);
+      } else if (dead) {
+        ctx->set_output_dead(0);
+      } else {
+        auto on_device = ctx->device()->CopyFromHost(v);
+        if (on_device.ok()) ctx->set_output(0, *on_device); else ctx->SetStatus(on_device.status());
+      }
+      done();
+    });
+  }
+
+ private:
+  Rendezvous::ParsedKey key_;
+};
+
+REGISTER_KERNEL(KernelDefBuilder("_Send").Device(DEVICE_CPU), SendOp);
+REGISTER_KERNEL(KernelDefBuilder("_Recv").Device(DEVICE_CPU), RecvOp);
+REGISTER_KERNEL(KernelDefBuilder("_Send").Device(DEVICE_GPU), SendOp);
+REGISTER_KERNEL(KernelDefBuilder("_Recv").Device(DEVICE_GPU), RecvOp);
+
+}  // namespace fb

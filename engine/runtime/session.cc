@@ -1,0 +1,198 @@
+#include "engine/runtime/session.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <sstream>
+
+#include "engine/partition/partition.h"
+#include "engine/placement/placer.h"
+#include "engine/runtime/local_rendezvous.h"
+#include "engine/runtime/subgraph.h"
+
+namespace fb {
+
+namespace {
+std::atomic<int64_t> g_next_step_id{1};
+
+std::string Signature(const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+                      const std::vector<std::string>& targets) {
+  std::ostringstream os;
+  for (const auto& f : feeds) os << f << ",";
+  os << "|";
+  for (const auto& f : fetches) os << f << ",";
+  os << "|";
+  for (const auto& t : targets) os << t << ",";
+  return os.str();
+}
+
+DeviceSet DescribeDevices(const DeviceMgr& mgr) {
+  DeviceSet set;
+  for (Device* d : mgr.devices())
+    set.push_back(DeviceDesc{d->name(), d->device_type(), d->attributes().memory_limit_bytes});
+  return set;
+}
+}  // namespace
+
+Status ValidateFeed(const std::string& name, const Tensor& t, DataType want,
+                    const PartialShape& shape) {
+  if (!t.IsInitialized()) return InvalidArgument("feed '", name, "' is an empty tensor");
+  if (t.dtype() != want)
+    return InvalidArgument("feed '", name, "' must be ", DataTypeString(want), ", got ",
+                           DataTypeString(t.dtype()));
+  if (!shape) return Status::OK();
+  bool ok = shape->rank() == t.dims();
+  for (int i = 0; ok && i < t.dims(); ++i)
+    ok = shape->dim_size(i) < 0 || shape->dim_size(i) == t.dim_size(i);
+  if (!ok)
+    return InvalidArgument("feed '", name, "' must have shape ", shape->DebugString(), ", got ",
+                           t.shape().DebugString());
+  return Status::OK();
+}
+
+Session::Session(const SessionOptions& options, std::shared_ptr<DeviceMgr> mgr)
+    : options_(options), device_mgr_(std::move(mgr)), graph_(std::make_unique<Graph>()) {}
+
+Session::~Session() = default;
+
+StatusOr<std::unique_ptr<Session>> Session::Create(const SessionOptions& options) {
+  std::shared_ptr<DeviceMgr> mgr = options.device_mgr;
+  if (!mgr) {
+    ASSIGN_OR_RETURN(mgr, DeviceMgr::CreateLocal(options.device_options));
+  }
+  return std::unique_ptr<Session>(new Session(options, std::move(mgr)));
+}
+
+Status Session::Extend(const GraphDef& graph) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (closed_) return Cancelled("Session is closed");
+  return graph_->Extend(graph);
+}
+
+size_t Session::num_cached_executors() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return executors_.size();
+}
+
+StatusOr<std::shared_ptr<PartitionedExecutors>> Session::CreateExecutors(
+    const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets) {
+  std::unique_ptr<Graph> g = graph_->Clone();
+  auto result = std::make_shared<PartitionedExecutors>();
+  // Declared shapes of fed Placeholders, checked on every Run.
+  for (const std::string& f : feeds) {
+    PartialShape shape;
+    auto id = ParseTensorId(f);
+    Node* n = id.ok() ? g->FindNode(id->node) : nullptr;
+    TensorShape declared;
+    if (n && n->op() == "Placeholder" && GetNodeAttr(n->def().attrs, "shape", &declared).ok() &&
+        !IsUnknownRank(declared))
+      shape = declared;
+    result->feed_shapes.push_back(shape);
+  }
+  RewriteResult rewrite;
+  RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets, &rewrite));
+  result->feed_types = rewrite.feed_types;
+  result->fetch_types = rewrite.fetch_types;
+  result->nodes_pruned = rewrite.nodes_pruned;
+  RETURN_IF_ERROR(PlaceGraph(g.get(), DescribeDevices(*device_mgr_), options_.placer));
+  std::map<std::string, GraphDef> parts;
+  RETURN_IF_ERROR(Partition(*g, &parts));
+  for (auto& [device_name, def] : parts) {
+    ASSIGN_OR_RETURN(Device * device, device_mgr_->LookupDevice(device_name));
+    ASSIGN_OR_RETURN(std::unique_ptr<Graph> part, Graph::FromGraphDef(def));
+    for (Node* n : part->nodes()) n->set_assigned_device(device_name);
+    ASSIGN_OR_RETURN(std::unique_ptr<Executor> ex, Executor::Create(std::move(part), device));
+    result->executors.push_back(std::move(ex));
+  }
+  return result;
+}
+
+StatusOr<std::shared_ptr<PartitionedExecutors>> Session::GetOrCreateExecutors(
+    const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets) {
+  std::string key = Signature(feeds, fetches, targets);
+  std::lock_guard<std::mutex> l(mu_);
+  if (closed_) return Cancelled("Session is closed");
+  auto it = executors_.find(key);
+  if (it != executors_.end()) return it->second;
+  ASSIGN_OR_RETURN(auto ex, CreateExecutors(feeds, fetches, targets));
+  executors_[key] = ex;
+  return ex;
+}
+
+Status Session::Run(const std::vector<NamedTensor>& feeds, const std::vector<std::string>& fetches,
+                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs) {
+  return Run(RunOptions(), feeds, fetches, targets, outputs, nullptr);
+}
+
+Status Session::Run(const RunOptions& options, const std::vector<NamedTensor>& feeds,
+                    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+                    std::vector<Tensor>* outputs, RunMetadata* metadata) {
+  std::vector<std::string> feed_names;
+  std::vector<Tensor> feed_values;
+  for (const auto& [name, t] : feeds) {
+    feed_names.push_back(name);
+    feed_values.push_back(t);
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<PartitionedExecutors> ex,
+                   GetOrCreateExecutors(feed_names, fetches, targets));
+  for (size_t i = 0; i < feeds.size(); ++i)
+    RETURN_IF_ERROR(ValidateFeed(feed_names[i], feed_values[i], ex->feed_types[i], ex->feed_shapes[i]));
+
+  CallFrame frame(std::move(feed_values), static_cast<int>(fetches.size()));
+  LocalRendezvous rendezvous;
+  StepStatsCollector stats;
+  Executor::Args args;
+  args.step_id = g_next_step_id.fetch_add(1);
+  args.rendezvous = &rendezvous;
+  args.call_frame = &frame;
+  args.stats = options.trace ? &stats : nullptr;
+  if (metadata)
+    for (Device* d : device_mgr_->devices()) d->GetAllocator()->ResetPeak();
+
+  std::mutex mu;
+  std::condition_variable cv;
+  int pending = static_cast<int>(ex->executors.size());
+  Status status;
+  for (auto& e : ex->executors) {
+    e->RunAsync(args, [&](const Status& s) {
+      if (!s.ok()) rendezvous.StartAbort(s);
+      std::lock_guard<std::mutex> l(mu);
+      if (status.ok() && !s.ok()) status = s;
+      if (--pending == 0) cv.notify_all();
+    });
+  }
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return pending == 0; });
+  }
+  if (metadata) {
+    metadata->step_id = args.step_id;
+    metadata->step_stats = stats.Take();
+    metadata->bytes_transferred = rendezvous.bytes_sent();
+    for (Device* d : device_mgr_->devices())
+      metadata->peak_bytes[d->name()] = d->GetAllocator()->GetStats().peak_bytes_in_use;
+  }
+  RETURN_IF_ERROR(status);
+  outputs->clear();
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    if (!frame.IsRetvalSet(i))
+      return InvalidArgument("fetch '", fetches[i], "' produced no value (it is on an untaken branch)");
+    outputs->push_back(frame.retvals()[i]);
+  }
+  return Status::OK();
+}
+
+Status Session::Reset(const std::vector<std::string>& containers) {
+  for (const auto& c : containers) device_mgr_->ClearContainer(c);
+  return Status::OK();
+}
+
+Status Session::Close() {
+  std::lock_guard<std::mutex> l(mu_);
+  closed_ = true;
+  executors_.clear();
+  return Status::OK();
+}
+
+}  // namespace fb
