@@ -34,7 +34,7 @@ void BM_ExecutorChain(benchmark::State& state) {
       static_cast<double>(n) * state.iterations(),
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_ExecutorChain)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExecutorChain)->Arg(10000)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 void BM_ExecutorWide(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
@@ -54,7 +54,7 @@ void BM_ExecutorWide(benchmark::State& state) {
       static_cast<double>(n) * state.iterations(),
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_ExecutorWide)->Arg(10000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExecutorWide)->Arg(10000)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace fb
