@@ -11,3 +11,6 @@ list(APPEND FB_ALL_LIBS fb_mpi)
 find_program(MPIEXEC_PROGRAM NAMES mpirun mpiexec)
 set(FB_MPIRUN ${MPIEXEC_PROGRAM} --oversubscribe --allow-run-as-root --bind-to none
     --mca btl self,vader,tcp --mca btl_vader_single_copy_mechanism none)
+
+add_executable(flowbench-mpi-bench ${PROJECT_SOURCE_DIR}/benchmarks/mpi/p2p_bench.cc)
+target_link_libraries(flowbench-mpi-bench PRIVATE ${FB_ALL_LIBS})

@@ -288,9 +288,16 @@ struct MpiTransport::Impl {
         std::lock_guard<std::mutex> l(mu);
         if (queue.empty()) return;
       }
+      // Transfers in flight progress only inside MPI calls: keep polling while any is
+      // outstanding, as MPI_Waitall does (yielding now and then for oversubscribed ranks); back
+      // off to short sleeps only when fully idle.
       if (progress) {
         idle = 0;
-      } else if (++idle > 200) {
+      } else if (!ops.empty()) {
+        if (++idle % 4096 == 0) std::this_thread::yield();
+      } else if (++idle < 200) {
+        std::this_thread::yield();
+      } else {
         std::this_thread::sleep_for(std::chrono::microseconds(idle > 5000 ? 200 : 20));
       }
     }
