@@ -1,0 +1,90 @@
+// Reductions of whitepaper Table 1 (Sum, Mean, Max, Min, ArgMax), with TensorFlow's signature:
+// the axes are a tensor input "reduction_indices: Tidx" (int32 by default, negative axes count
+// from the end, duplicates allowed) and attr keep_dims keeps reduced axes as size 1.
+// Kernels: kernels/cpu/reduction_kernels.cc; gradients: engine/autodiff/math_grad_reduction.cc.
+#include "engine/framework/op_def.h"
+#include "engine/framework/shape_inference.h"
+#include "engine/ops/math_reduction_util.h"
+
+namespace fb {
+namespace {
+
+// Output shape when the axes are a constant; otherwise as much as is known.
+Status ReductionShape(InferenceContext* c) {
+  RETURN_IF_ERROR(c->WithRankAtLeast(1, 0));
+  bool keep_dims = false;
+  RETURN_IF_ERROR(c->GetAttr("keep_dims", &keep_dims));
+  const PartialShape& in = c->input(0);
+  const Tensor* axes = c->input_tensor(1);
+  if (!in) {
+    c->set_output(0, std::nullopt);
+    return Status::OK();
+  }
+  if (!axes) {
+    if (keep_dims) c->set_output(0, TensorShape(std::vector<int64_t>(in->rank(), -1)));
+    else c->set_output(0, std::nullopt);
+    return Status::OK();
+  }
+  auto mask = ReductionMask(*axes, in->rank());
+  if (!mask.ok()) return c->Error(mask.status().message());
+  c->set_output(0, ReducedShape(*in, *mask, keep_dims));
+  return Status::OK();
+}
+
+Status ArgMaxShape(InferenceContext* c) {
+  RETURN_IF_ERROR(c->WithRankAtLeast(0, 1));
+  RETURN_IF_ERROR(c->WithRank(1, 0));
+  const PartialShape& in = c->input(0);
+  const Tensor* dim = c->input_tensor(1);
+  if (!in || !dim) {
+    c->set_output(0, in ? PartialShape(TensorShape(std::vector<int64_t>(in->rank() - 1, -1)))
+                        : std::nullopt);
+    return Status::OK();
+  }
+  auto mask = ReductionMask(*dim, in->rank());
+  if (!mask.ok()) return c->Error(mask.status().message());
+  c->set_output(0, ReducedShape(*in, *mask, /*keep_dims=*/false));
+  return Status::OK();
+}
+
+const char* const kReductions[][2] = {
+    {"Sum", "Sum of the elements along the reduced axes (0 over an empty axis)."},
+    {"Mean", "Mean of the elements along the reduced axes (integer mean truncates; over an "
+             "empty axis NaN for floats, 0 for integers)."},
+    {"Max", "Maximum along the reduced axes (the lowest value of T over an empty axis)."},
+    {"Min", "Minimum along the reduced axes (the highest value of T over an empty axis)."},
+};
+
+const bool kRegistered = [] {
+  for (const auto& [name, doc] : kReductions)
+    OpRegistry::Global()->Register(
+        OpDefBuilder(name)
+            .Input("input: T")
+            .Input("reduction_indices: Tidx")
+            .Output("output: T")
+            .Attr("keep_dims: bool = false")
+            .Attr("T: {float, double, int32, int64}")
+            .Attr("Tidx: {int32, int64} = \"int32\"")
+            .SetShapeFn(ReductionShape)
+            .Doc(std::string(doc) +
+                 " reduction_indices: scalar or vector of axes in [-rank, rank); an empty vector "
+                 "reduces nothing. Output: input's shape without the reduced axes (kept as 1 with "
+                 "keep_dims)."));
+  return true;
+}();
+
+}  // namespace
+
+REGISTER_OP("ArgMax")
+    .Input("input: T")
+    .Input("dimension: Tidx")
+    .Output("output: output_type")
+    .Attr("T: {float, double, int32, int64}")
+    .Attr("Tidx: {int32, int64} = \"int32\"")
+    .Attr("output_type: {int32, int64} = \"int64\"")
+    .SetShapeFn(ArgMaxShape)
+    .Doc("Index of the largest value along the scalar axis `dimension` (the first on ties). "
+         "Output: input's shape without that axis. InvalidArgument if the "
+         "axis is empty.");
+
+}  // namespace fb

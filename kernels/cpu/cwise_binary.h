@@ -1,0 +1,115 @@
+#pragma once
+// The CPU kernel of every broadcasting binary element-wise op (Add, Mul, Greater, ...): a BCast
+// of the two input shapes (kernels/cpu/bcast.h) chooses a path, and each path applies an Eigen
+// binary functor to contiguous segments, so the inner loops are Eigen's vectorised array code
+// (whitepaper 5.4). Large outputs are split over the device's intra-op thread pool.
+#include <type_traits>
+
+#include <Eigen/Core>
+
+#include "engine/framework/op_kernel.h"
+#include "engine/framework/thread_pool.h"
+#include "kernels/cpu/bcast.h"
+
+namespace fb {
+namespace cwise {
+
+template <typename T>
+using ConstVec = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <typename T>
+using Vec = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// z[0..len) = f(x, y) where each operand is a contiguous vector or, when its `*_vec` flag is
+// false, the single value it points at.
+template <typename T, typename Tout, typename F>
+void Segment(const T* x, bool x_vec, const T* y, bool y_vec, Tout* z, int64_t len, const F& f) {
+  using A = Eigen::Array<T, Eigen::Dynamic, 1>;
+  if (x_vec && y_vec) Vec<Tout>(z, len) = ConstVec<T>(x, len).binaryExpr(ConstVec<T>(y, len), f);
+  else if (x_vec) Vec<Tout>(z, len) = ConstVec<T>(x, len).binaryExpr(A::Constant(len, *y), f);
+  else Vec<Tout>(z, len) = A::Constant(len, *x).binaryExpr(ConstVec<T>(y, len), f);
+}
+
+// Output elements [begin, end) of a kGeneral broadcast, row by row over the collapsed dims.
+// The innermost collapsed dim has stride 1 or 0 for each operand, so every row is a Segment.
+template <typename T, typename Tout, typename F>
+void GeneralRange(const BCast& b, const T* x, const T* y, Tout* z, int64_t begin, int64_t end,
+                  const F& f) {
+  const int rank = static_cast<int>(b.dims().size());
+  const int64_t cols = b.dims().back();
+  std::vector<int64_t> index(rank, 0);  // multi-index of the current row (last entry unused)
+  int64_t row = begin / cols;
+  for (int d = rank - 2; d >= 0; --d) index[d] = row % b.dims()[d], row /= b.dims()[d];
+  const bool x_vec = b.x_strides().back() == 1, y_vec = b.y_strides().back() == 1;
+  for (int64_t i = begin; i < end;) {
+    int64_t col = i % cols, len = std::min(end - i, cols - col);
+    int64_t xo = x_vec ? col : 0, yo = y_vec ? col : 0;
+    for (int d = 0; d < rank - 1; ++d) xo += index[d] * b.x_strides()[d], yo += index[d] * b.y_strides()[d];
+    Segment(x + xo, x_vec, y + yo, y_vec, z + i, len, f);
+    i += len;
+    for (int d = rank - 2; d >= 0 && ++index[d] == b.dims()[d]; --d) index[d] = 0;
+  }
+}
+
+// Output elements [begin, end) of z = f(x, y) under broadcast `b`.
+template <typename T, typename Tout, typename F>
+void BinaryRange(const BCast& b, const T* x, const T* y, Tout* z, int64_t begin, int64_t end,
+                 const F& f) {
+  const int64_t len = end - begin;
+  switch (b.kind()) {
+    case BCast::Kind::kSameShape:
+      return Segment(x + begin, true, y + begin, true, z + begin, len, f);
+    case BCast::Kind::kScalarX:
+      return Segment(x, false, y + begin, true, z + begin, len, f);
+    case BCast::Kind::kScalarY:
+      return Segment(x + begin, true, y, false, z + begin, len, f);
+    case BCast::Kind::kRowX:
+    case BCast::Kind::kRowY: {
+      // Trailing-dims broadcast: the smaller operand is one row of `cols` values.
+      const bool row_x = b.kind() == BCast::Kind::kRowX;
+      const int64_t cols = b.dims()[1];
+      for (int64_t i = begin; i < end;) {
+        int64_t col = i % cols, n = std::min(end - i, cols - col);
+        Segment(row_x ? x + col : x + i, true, row_x ? y + i : y + col, true, z + i, n, f);
+        i += n;
+      }
+      return;
+    }
+    case BCast::Kind::kGeneral:
+      return GeneralRange(b, x, y, z, begin, end, f);
+  }
+}
+
+template <typename T>
+bool HasZero(const Tensor& t) {
+  return (t.flat<T>() == T(0)).any();
+}
+
+// kCostNs: rough cost of one output element in ns, for splitting over threads.
+template <typename T, typename Functor, int kCostNs = 1>
+class BinaryOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  using Tout = typename Functor::result_type;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    auto b = BCast::Make(x.shape(), y.shape());
+    OP_REQUIRES_OK(ctx, b.status());
+    if constexpr (std::is_integral_v<T> &&
+                  std::is_same_v<Functor, Eigen::internal::scalar_quotient_op<T, T>>) {
+      OP_REQUIRES(ctx, !HasZero<T>(y), InvalidArgument("integer division by zero"));
+    }
+    Tensor* z;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, b->output_shape(), &z));
+    const T* xp = x.data<T>();
+    const T* yp = y.data<T>();
+    Tout* zp = z->data<Tout>();
+    ctx->intra_op_pool()->ParallelFor(z->NumElements(), kCostNs, [&](int64_t begin, int64_t end) {
+      BinaryRange(*b, xp, yp, zp, begin, end, Functor());
+    });
+  }
+};
+
+}  // namespace cwise
+}  // namespace fb

@@ -1,0 +1,107 @@
+// CPU kernels of MatMul and BatchMatMul (engine/ops/math_matrix_ops.cc): one OpenBLAS gemm per
+// matrix product; BatchMatMul loops over the batch.
+#include "kernels/cpu/matmul.h"
+
+#include <cblas.h>
+
+#include <climits>
+
+#include "engine/framework/op_kernel.h"
+#include "kernels/cpu/register_cpu.h"
+
+namespace fb {
+
+StatusOr<GemmDims> MatMulDims(const TensorShape& a, bool transpose_a, const TensorShape& b,
+                              bool transpose_b) {
+  auto last2 = [](const TensorShape& s, bool t, int64_t* rows, int64_t* cols) {
+    *rows = s.dim_size(s.rank() - (t ? 1 : 2));
+    *cols = s.dim_size(s.rank() - (t ? 2 : 1));
+  };
+  GemmDims d;
+  int64_t kb;
+  last2(a, transpose_a, &d.m, &d.k);
+  last2(b, transpose_b, &kb, &d.n);
+  if (d.k != kb)
+    return InvalidArgument("matrix size-incompatible: In[0]: ", a.DebugString(),
+                           transpose_a ? " (transposed)" : "", ", In[1]: ", b.DebugString(),
+                           transpose_b ? " (transposed)" : "");
+  if (d.m > INT_MAX || d.k > INT_MAX || d.n > INT_MAX)
+    return InvalidArgument("matrix dimensions exceed ", INT_MAX, ": In[0]: ", a.DebugString(),
+                           ", In[1]: ", b.DebugString());
+  return d;
+}
+
+template <typename T>
+void Gemm(const GemmDims& d, bool transpose_a, bool transpose_b, const T* a, const T* b, T* c) {
+  if (d.m == 0 || d.n == 0) return;
+  if (d.k == 0) {
+    std::fill(c, c + d.m * d.n, T(0));
+    return;
+  }
+  const int m = static_cast<int>(d.m), n = static_cast<int>(d.n), k = static_cast<int>(d.k);
+  const CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
+  const int lda = transpose_a ? m : k, ldb = transpose_b ? k : n;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n);
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, n);
+}
+
+template void Gemm<float>(const GemmDims&, bool, bool, const float*, const float*, float*);
+template void Gemm<double>(const GemmDims&, bool, bool, const double*, const double*, double*);
+
+namespace {
+
+// MatMul (batched = false: both inputs exactly 2-D) and BatchMatMul (rank >= 2, equal batch
+// dimensions). The transpose attrs are named by the op.
+template <typename T, bool kBatched>
+class MatMulOp : public OpKernel {
+ public:
+  explicit MatMulOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr(kBatched ? "adj_x" : "transpose_a", &transpose_a_));
+    c->SetStatus(c->GetAttr(kBatched ? "adj_y" : "transpose_b", &transpose_b_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    OP_REQUIRES_OK(ctx, CheckRanks(a.shape(), b.shape()));
+    auto d = MatMulDims(a.shape(), transpose_a_, b.shape(), transpose_b_);
+    OP_REQUIRES_OK(ctx, d.status());
+    TensorShape out_shape = a.shape();
+    out_shape.set_dim(a.dims() - 2, d->m);
+    out_shape.set_dim(a.dims() - 1, d->n);
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    const int64_t batch = d->m * d->n == 0 ? 0 : out->NumElements() / (d->m * d->n);
+    for (int64_t i = 0; i < batch; ++i)
+      Gemm<T>(*d, transpose_a_, transpose_b_, a.data<T>() + i * d->m * d->k,
+              b.data<T>() + i * d->k * d->n, out->data<T>() + i * d->m * d->n);
+  }
+
+ private:
+  static Status CheckRanks(const TensorShape& a, const TensorShape& b) {
+    if (!kBatched) {
+      if (a.rank() != 2) return InvalidArgument("In[0] must be a matrix, got shape ", a.DebugString());
+      if (b.rank() != 2) return InvalidArgument("In[1] must be a matrix, got shape ", b.DebugString());
+      return Status::OK();
+    }
+    bool same_batch = a.rank() >= 2 && a.rank() == b.rank();
+    for (int i = 0; same_batch && i < a.rank() - 2; ++i) same_batch = a.dim_size(i) == b.dim_size(i);
+    if (!same_batch)
+      return InvalidArgument("inputs must have rank >= 2 and equal batch dimensions, got ",
+                             a.DebugString(), " and ", b.DebugString());
+    return Status::OK();
+  }
+
+  bool transpose_a_ = false, transpose_b_ = false;
+};
+
+FB_REGISTER_CPU_T("MatMul", float, MatMulOp<float, false>);
+FB_REGISTER_CPU_T("MatMul", double, MatMulOp<double, false>);
+FB_REGISTER_CPU_T("BatchMatMul", float, MatMulOp<float, true>);
+FB_REGISTER_CPU_T("BatchMatMul", double, MatMulOp<double, true>);
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,27 @@
+#pragma once
+// Matrix products on CPU through OpenBLAS (whitepaper 5.4: "optimized libraries ... BLAS"),
+// shared by the MatMul and BatchMatMul kernels and by benchmarks/matmul_bench.cc.
+#include <cstdint>
+
+#include "engine/framework/tensor_shape.h"
+
+namespace fb {
+
+// Sizes of one product op(a) x op(b) = [m, k] x [k, n], from the last two dimensions of each
+// operand's shape (op transposes when `transpose_*`).
+struct GemmDims {
+  int64_t m = 0, k = 0, n = 0;
+};
+
+// InvalidArgument "matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]" when the inner sizes
+// differ, or when a size exceeds what BLAS indexes (int). Shapes must have rank >= 2.
+StatusOr<GemmDims> MatMulDims(const TensorShape& a, bool transpose_a, const TensorShape& b,
+                              bool transpose_b);
+
+// c[m, n] = op(a) x op(b) for row-major matrices stored densely (a is [m, k], or [k, m] when
+// transpose_a; likewise b). T is float (cblas_sgemm) or double (cblas_dgemm). Handles empty
+// sizes (k == 0 gives zeros). Thread-safety: OpenBLAS parallelises internally; calls may overlap.
+template <typename T>
+void Gemm(const GemmDims& d, bool transpose_a, bool transpose_b, const T* a, const T* b, T* c);
+
+}  // namespace fb

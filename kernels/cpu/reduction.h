@@ -1,0 +1,116 @@
+#pragma once
+// Reductions over arbitrary axes on CPU, for the Sum/Mean/Max/Min kernels. The input's dimensions
+// are collapsed into alternating kept and reduced groups (size-1 dimensions dropped), and each
+// reduced group is removed in one pass of Reduce3D over the view [outer, r, inner], from the
+// innermost group outwards. Each pass is vectorised with Eigen arrays and split over the
+// intra-op pool (whitepaper 5.4).
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "engine/framework/op_kernel.h"
+#include "engine/framework/thread_pool.h"
+#include "kernels/cpu/cwise_binary.h"
+
+namespace fb {
+namespace reduction {
+
+struct SumReducer {
+  template <typename T>
+  static T Identity() { return T(0); }
+  template <typename A>
+  static auto Reduce(const A& a) { return a.sum(); }
+  template <typename A, typename B>
+  static void Accumulate(A& acc, const B& b) { acc += b; }
+};
+
+struct MaxReducer {
+  template <typename T>
+  static T Identity() { return std::numeric_limits<T>::lowest(); }
+  template <typename A>
+  static auto Reduce(const A& a) { return a.maxCoeff(); }
+  template <typename A, typename B>
+  static void Accumulate(A& acc, const B& b) { acc = acc.max(b); }
+};
+
+struct MinReducer {
+  template <typename T>
+  static T Identity() { return std::numeric_limits<T>::max(); }
+  template <typename A>
+  static auto Reduce(const A& a) { return a.minCoeff(); }
+  template <typename A, typename B>
+  static void Accumulate(A& acc, const B& b) { acc = acc.min(b); }
+};
+
+// out[o, c] = reduce over k of in[o, k, c], for a row-major [outer, r, inner] input with r >= 1.
+template <typename T, typename R>
+void Reduce3D(ThreadPool* pool, const T* in, T* out, int64_t outer, int64_t r, int64_t inner) {
+  using cwise::ConstVec;
+  using cwise::Vec;
+  if (inner == 1 && outer == 1) {
+    // One long vector: partial results per block in parallel, then their reduction.
+    const int64_t kBlock = 1 << 15;
+    const int64_t blocks = (r + kBlock - 1) / kBlock;
+    std::vector<T> partial(blocks);
+    pool->ParallelFor(blocks, kBlock / 2, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b)
+        partial[b] = R::Reduce(ConstVec<T>(in + b * kBlock, std::min(kBlock, r - b * kBlock)));
+    });
+    *out = R::Reduce(ConstVec<T>(partial.data(), blocks));
+  } else if (inner == 1) {
+    pool->ParallelFor(outer, r / 2 + 1, [&](int64_t begin, int64_t end) {
+      for (int64_t o = begin; o < end; ++o) out[o] = R::Reduce(ConstVec<T>(in + o * r, r));
+    });
+  } else {
+    // Output elements [begin, end) of the [outer, inner] result, by row segments.
+    pool->ParallelFor(outer * inner, r / 2 + 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end;) {
+        int64_t o = i / inner, c = i % inner, len = std::min(end - i, inner - c);
+        const T* block = in + o * r * inner + c;
+        Vec<T> acc(out + i, len);
+        acc = ConstVec<T>(block, len);
+        for (int64_t k = 1; k < r; ++k) R::Accumulate(acc, ConstVec<T>(block + k * inner, len));
+        i += len;
+      }
+    });
+  }
+}
+
+// The input shape collapsed for reduction: `dims` with `reduced` flags, neighbours with equal
+// flags merged and size-1 dimensions dropped. Requires a non-empty input.
+struct Collapsed {
+  std::vector<int64_t> dims;
+  std::vector<bool> reduced;
+};
+Collapsed Collapse(const TensorShape& shape, const std::vector<bool>& mask);
+
+// Writes into `out` (of the reduced element count) the reduction of `x` over the masked axes.
+template <typename T, typename R>
+Status Reduce(OpKernelContext* ctx, const Tensor& x, const std::vector<bool>& mask, Tensor* out) {
+  if (x.NumElements() == 0) {
+    std::fill(out->data<T>(), out->data<T>() + out->NumElements(), R::template Identity<T>());
+    return Status::OK();
+  }
+  Collapsed c = Collapse(x.shape(), mask);
+  Tensor cur = x;
+  int remaining = static_cast<int>(std::count(c.reduced.begin(), c.reduced.end(), true));
+  if (remaining == 0) {
+    std::copy(x.data<T>(), x.data<T>() + x.NumElements(), out->data<T>());
+    return Status::OK();
+  }
+  for (int p = static_cast<int>(c.dims.size()) - 1; p >= 0; --p) {
+    if (!c.reduced[p]) continue;
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < p; ++d) outer *= c.dims[d];
+    for (size_t d = p + 1; d < c.dims.size(); ++d) inner *= c.dims[d];
+    Tensor next = *out;
+    if (--remaining > 0) RETURN_IF_ERROR(ctx->allocate_temp(x.dtype(), {outer * inner}, &next));
+    Reduce3D<T, R>(ctx->intra_op_pool(), cur.data<T>(), next.data<T>(), outer, c.dims[p], inner);
+    c.dims.erase(c.dims.begin() + p);
+    cur = next;
+  }
+  return Status::OK();
+}
+
+}  // namespace reduction
+}  // namespace fb
