@@ -13,3 +13,7 @@ target_compile_definitions(flowbench_tests PRIVATE
 catch_discover_tests(flowbench_tests
   WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
   PROPERTIES TIMEOUT 600)
+
+if(TARGET fb_mpi)
+  include(${PROJECT_SOURCE_DIR}/cmake/mpi_tests.cmake)
+endif()

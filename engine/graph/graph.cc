@@ -86,6 +86,54 @@ std::string Graph::NewName(const std::string& prefix) const {
   }
 }
 
+Status Graph::WireInputs(Node* n) {
+  int data_index = 0;
+  bool seen_control = false;
+  for (const std::string& in : n->def().inputs) {
+    auto id = ParseTensorId(in);
+    if (!id.ok()) return InvalidArgument("node '", n->name(), "': ", id.status().message());
+    Node* src = FindNode(id->node);
+    if (!src)
+      return InvalidArgument("node '", n->name(), "': input '", in, "' names no node (dangling)");
+    if (id->IsControl()) {
+      seen_control = true;
+      AddControlEdge(src, n);
+      continue;
+    }
+    if (seen_control)
+      return InvalidArgument("node '", n->name(), "': data input '", in, "' after a control input");
+    if (id->index >= src->num_outputs())
+      return InvalidArgument("node '", n->name(), "': input '", in, "' but '", src->name(), "' (",
+                             src->op(), ") has ", src->num_outputs(), " outputs");
+    if (data_index >= n->num_inputs())
+      return InvalidArgument("node '", n->name(), "' (", n->op(), ") takes ", n->num_inputs(),
+                             " inputs, got more");
+    DataType want = n->input_type(data_index), got = src->output_type(id->index);
+    if (want != got)
+      return InvalidArgument("node '", n->name(), "' (", n->op(), "): input ", data_index,
+                             " must be ", DataTypeString(want), ", got ", DataTypeString(got),
+                             " from '", in, "'");
+    if (n->input_is_ref(data_index) && !src->output_is_ref(id->index))
+      return InvalidArgument("node '", n->name(), "' (", n->op(), "): input ", data_index,
+                             " must be a reference (a Variable), got '", in, "'");
+    AddEdge(src, id->index, n, data_index++);
+  }
+  if (data_index != n->num_inputs())
+    return InvalidArgument("node '", n->name(), "' (", n->op(), ") takes ", n->num_inputs(),
+                           " inputs, got ", data_index);
+  return Status::OK();
+}
+
+StatusOr<Node*> Graph::AddNodeWithInputs(NodeDef def) {
+  ASSIGN_OR_RETURN(Node * n, AddNode(std::move(def)));
+  Status s = WireInputs(n);
+  if (!s.ok()) {
+    RemoveNode(n);
+    return s;
+  }
+  return n;
+}
+
 Status Graph::AddNodesFrom(const GraphDef& def) {
   std::vector<Node*> added;
   for (const NodeDef& nd : def.nodes) {
@@ -93,43 +141,7 @@ Status Graph::AddNodesFrom(const GraphDef& def) {
     ASSIGN_OR_RETURN(Node * n, AddNode(std::move(copy)));
     added.push_back(n);
   }
-  for (Node* n : added) {
-    int data_index = 0;
-    bool seen_control = false;
-    for (const std::string& in : n->def().inputs) {
-      auto id = ParseTensorId(in);
-      if (!id.ok()) return InvalidArgument("node '", n->name(), "': ", id.status().message());
-      Node* src = FindNode(id->node);
-      if (!src)
-        return InvalidArgument("node '", n->name(), "': input '", in, "' names no node (dangling)");
-      if (id->IsControl()) {
-        seen_control = true;
-        AddControlEdge(src, n);
-        continue;
-      }
-      if (seen_control)
-        return InvalidArgument("node '", n->name(), "': data input '", in,
-                               "' after a control input");
-      if (id->index >= src->num_outputs())
-        return InvalidArgument("node '", n->name(), "': input '", in, "' but '", src->name(),
-                               "' (", src->op(), ") has ", src->num_outputs(), " outputs");
-      if (data_index >= n->num_inputs())
-        return InvalidArgument("node '", n->name(), "' (", n->op(), ") takes ", n->num_inputs(),
-                               " inputs, got more");
-      DataType want = n->input_type(data_index), got = src->output_type(id->index);
-      if (want != got)
-        return InvalidArgument("node '", n->name(), "' (", n->op(), "): input ", data_index,
-                               " must be ", DataTypeString(want), ", got ", DataTypeString(got),
-                               " from '", in, "'");
-      if (n->input_is_ref(data_index) && !src->output_is_ref(id->index))
-        return InvalidArgument("node '", n->name(), "' (", n->op(), "): input ", data_index,
-                               " must be a reference (a Variable), got '", in, "'");
-      AddEdge(src, id->index, n, data_index++);
-    }
-    if (data_index != n->num_inputs())
-      return InvalidArgument("node '", n->name(), "' (", n->op(), ") takes ", n->num_inputs(),
-                             " inputs, got ", data_index);
-  }
+  for (Node* n : added) RETURN_IF_ERROR(WireInputs(n));
   return TopologicalOrder().status();
 }
 
@@ -145,7 +157,6 @@ Status Graph::Extend(const GraphDef& def) {
   combined.nodes.insert(combined.nodes.end(), def.nodes.begin(), def.nodes.end());
   ASSIGN_OR_RETURN(std::unique_ptr<Graph> check, FromGraphDef(combined));
   (void)check;
-  std::vector<Node*> before = nodes();
   Status s = AddNodesFrom(def);
   FB_CHECK(s.ok()) << "Extend validated on a copy but failed: " << s;
   return s;

@@ -79,6 +79,9 @@ class Graph {
 
   // Adds a node without inputs wired (AddEdge wires them). Validates op and attrs.
   StatusOr<Node*> AddNode(NodeDef def);
+  // Adds a node and wires def.inputs, which must name existing nodes (no cycle can form).
+  // Validates op, attrs, arity and dtypes; on error the graph is unchanged.
+  StatusOr<Node*> AddNodeWithInputs(NodeDef def);
   const Edge* AddEdge(Node* src, int src_output, Node* dst, int dst_input);
   const Edge* AddControlEdge(Node* src, Node* dst);
   void RemoveEdge(const Edge* e);
@@ -103,6 +106,7 @@ class Graph {
 
  private:
   Status AddNodesFrom(const GraphDef& def);
+  Status WireInputs(Node* n);
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<std::unique_ptr<Edge>> edges_;
   std::map<std::string, Node*> by_name_;

@@ -55,11 +55,8 @@ StatusOr<Node*> NodeBuilder::Finalize(Graph* g) const {
     for (const NodeOut& o : in.outs) def.inputs.push_back(o.name());
   }
   for (Node* c : control_inputs_) def.inputs.push_back("^" + c->name());
-  // Graph::Extend validates types, arity and attrs against the op definition atomically.
-  GraphDef one;
-  one.nodes.push_back(def);
-  RETURN_IF_ERROR(g->Extend(one));
-  return g->FindNode(def.name);
+  // Validates types, arity and attrs against the op definition; atomic on error.
+  return g->AddNodeWithInputs(std::move(def));
 }
 
 }  // namespace fb

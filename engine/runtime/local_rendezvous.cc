@@ -18,11 +18,18 @@ LocalRendezvous::~LocalRendezvous() {
 }
 
 Status LocalRendezvous::Send(const ParsedKey& key, const Tensor& value, bool is_dead) {
+  return SendByKey(key.FullKey(), value, is_dead);
+}
+
+void LocalRendezvous::RecvAsync(const ParsedKey& key, DoneCallback done) {
+  RecvAsyncByKey(key.FullKey(), std::move(done));
+}
+
+Status LocalRendezvous::SendByKey(const std::string& k, const Tensor& value, bool is_dead) {
   DoneCallback waiter;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (!status_.ok()) return status_;
-    std::string k = key.FullKey();
     Item& item = table_[k];
     if (item.has_value) return Internal("rendezvous key '", k, "' sent twice");
     if (!is_dead && value.IsInitialized()) bytes_sent_ += value.TotalBytes();
@@ -39,13 +46,12 @@ Status LocalRendezvous::Send(const ParsedKey& key, const Tensor& value, bool is_
   return Status::OK();
 }
 
-void LocalRendezvous::RecvAsync(const ParsedKey& key, DoneCallback done) {
+void LocalRendezvous::RecvAsyncByKey(const std::string& k, DoneCallback done) {
   Tensor value;
   bool is_dead = false;
   Status error;
   {
     std::lock_guard<std::mutex> l(mu_);
-    std::string k = key.FullKey();
     auto it = table_.find(k);
     if (!status_.ok()) {
       error = status_;

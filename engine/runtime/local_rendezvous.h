@@ -15,6 +15,10 @@ class LocalRendezvous : public Rendezvous {
   Status Send(const ParsedKey& key, const Tensor& value, bool is_dead) override;
   void RecvAsync(const ParsedKey& key, DoneCallback done) override;
   void StartAbort(const Status& status) override;
+  // The same keyed by the canonical string ParsedKey::FullKey(), for transports that carry the
+  // key over the wire (mpi/).
+  Status SendByKey(const std::string& key, const Tensor& value, bool is_dead);
+  void RecvAsyncByKey(const std::string& key, DoneCallback done);
   // Bytes handed over so far (for traces and tests).
   int64_t bytes_sent() const;
 
