@@ -1,0 +1,143 @@
+// CPU kernels for Relu, Sigmoid, Tanh, their gradient ops, BiasAdd and BiasAddGrad
+// (engine/ops/nn_ops_activation.cc). Element-wise work is vectorised by Eigen and sharded over
+// the intra-op pool.
+#include "kernels/cpu/nn_kernel_util.h"
+
+namespace fb {
+namespace {
+
+using nn::ArrayMap;
+using nn::Segment;
+
+// y = F(x) element-wise; F::Apply(x, y) works on Eigen array segments.
+template <typename T, typename F>
+class UnaryKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Tensor* y;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+    nn::Shard(ctx, x.NumElements(), F::kCostNs, [&](int64_t b, int64_t e) {
+      ArrayMap<T> out = Segment<T>(*y, b, e);
+      F::Apply(Segment<T>(x, b, e), &out);
+    });
+  }
+};
+
+// z = F(a, b) element-wise for two inputs of the same shape (the gradient ops).
+template <typename T, typename F>
+class BinaryGradKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    OP_REQUIRES_OK(ctx, nn::CheckSameShape(a, F::kNameA, b, F::kNameB));
+    Tensor* z;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, a.shape(), &z));
+    nn::Shard(ctx, a.NumElements(), 1, [&](int64_t lo, int64_t hi) {
+      Segment<T>(*z, lo, hi) = F::Apply(Segment<T>(a, lo, hi), Segment<T>(b, lo, hi));
+    });
+  }
+};
+
+struct ReluFn {
+  static constexpr int64_t kCostNs = 1;
+  template <typename X, typename Y>
+  static void Apply(const X& x, Y* y) { *y = x.cwiseMax(typename X::Scalar(0)); }
+};
+struct SigmoidFn {
+  static constexpr int64_t kCostNs = 4;
+  template <typename X, typename Y>
+  static void Apply(const X& x, Y* y) { *y = x.logistic(); }
+};
+struct TanhFn {
+  static constexpr int64_t kCostNs = 4;
+  template <typename X, typename Y>
+  static void Apply(const X& x, Y* y) { *y = x.tanh(); }
+};
+
+struct ReluGradFn {  // (gradients, features)
+  static constexpr const char* kNameA = "gradients";
+  static constexpr const char* kNameB = "features";
+  template <typename G, typename F>
+  static auto Apply(const G& g, const F& f) {
+    return (f > typename F::Scalar(0)).select(g, typename G::Scalar(0));
+  }
+};
+struct SigmoidGradFn {  // (y, dy)
+  static constexpr const char* kNameA = "y";
+  static constexpr const char* kNameB = "dy";
+  template <typename Y, typename D>
+  static auto Apply(const Y& y, const D& dy) { return dy * y * (typename Y::Scalar(1) - y); }
+};
+struct TanhGradFn {  // (y, dy)
+  static constexpr const char* kNameA = "y";
+  static constexpr const char* kNameB = "dy";
+  template <typename Y, typename D>
+  static auto Apply(const Y& y, const D& dy) { return dy * (typename Y::Scalar(1) - y * y); }
+};
+
+template <typename T> using ReluOp = UnaryKernel<T, ReluFn>;
+template <typename T> using SigmoidOp = UnaryKernel<T, SigmoidFn>;
+template <typename T> using TanhOp = UnaryKernel<T, TanhFn>;
+template <typename T> using ReluGradOp = BinaryGradKernel<T, ReluGradFn>;
+template <typename T> using SigmoidGradOp = BinaryGradKernel<T, SigmoidGradFn>;
+template <typename T> using TanhGradOp = BinaryGradKernel<T, TanhGradFn>;
+
+// output[..., c] = value[..., c] + bias[c].
+template <typename T>
+class BiasAddOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& value = ctx->input(0);
+    const Tensor& bias = ctx->input(1);
+    OP_REQUIRES(ctx, value.dims() >= 2,
+                InvalidArgument("value must be at least 2-D, got shape ",
+                                value.shape().DebugString()));
+    OP_REQUIRES(ctx, bias.dims() == 1 && bias.dim_size(0) == value.dim_size(value.dims() - 1),
+                InvalidArgument("bias must be 1-D of the last dimension of value ",
+                                value.shape().DebugString(), ", got shape ",
+                                bias.shape().DebugString()));
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
+    auto in = value.matrix<T>();
+    auto o = out->matrix<T>();
+    auto b = bias.flat<T>().matrix().transpose();
+    nn::Shard(ctx, in.rows(), in.cols(), [&](int64_t lo, int64_t hi) {
+      o.middleRows(lo, hi - lo) = in.middleRows(lo, hi - lo).rowwise() + b;
+    });
+  }
+};
+
+// output[c] = sum over all other dims of out_backprop[..., c].
+template <typename T>
+class BiasAddGradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& dy = ctx->input(0);
+    OP_REQUIRES(ctx, dy.dims() >= 2,
+                InvalidArgument("out_backprop must be at least 2-D, got shape ",
+                                dy.shape().DebugString()));
+    int64_t depth = dy.dim_size(dy.dims() - 1);
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape{depth}, &out));
+    out->matrix<T>() = dy.matrix<T>().colwise().sum();
+  }
+};
+
+}  // namespace
+
+FB_REGISTER_FLOAT_KERNELS("Relu", ReluOp);
+FB_REGISTER_FLOAT_KERNELS("Sigmoid", SigmoidOp);
+FB_REGISTER_FLOAT_KERNELS("Tanh", TanhOp);
+FB_REGISTER_FLOAT_KERNELS("ReluGrad", ReluGradOp);
+FB_REGISTER_FLOAT_KERNELS("SigmoidGrad", SigmoidGradOp);
+FB_REGISTER_FLOAT_KERNELS("TanhGrad", TanhGradOp);
+FB_REGISTER_FLOAT_KERNELS("BiasAdd", BiasAddOp);
+FB_REGISTER_FLOAT_KERNELS("BiasAddGrad", BiasAddGradOp);
+
+}  // namespace fb

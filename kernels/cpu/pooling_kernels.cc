@@ -1,0 +1,182 @@
+// CPU MaxPool, AvgPool, MaxPoolGrad and AvgPoolGrad over NHWC tensors
+// (engine/ops/nn_ops_pool.cc). Work is sharded over images (their gradients are disjoint);
+// within an image each window is reduced over channels as Eigen vectors. MaxPoolGrad recomputes
+// each window's argmax per channel (the first maximum in row-major window order, as
+// TensorFlow's CPU kernel does) and routes the gradient there.
+#include <limits>
+
+#include "engine/ops/nn_ops_common.h"
+#include "kernels/cpu/nn_kernel_util.h"
+
+namespace fb {
+namespace {
+
+using nn::ArrayMap;
+
+// The in-bounds input window of one output position.
+struct Window {
+  int64_t out;             // output position (oh * out_cols + ow)
+  int64_t h_lo, h_hi;      // input rows [h_lo, h_hi)
+  int64_t w_lo, w_hi;      // input cols [w_lo, w_hi)
+  int64_t Count() const { return (h_hi - h_lo) * (w_hi - w_lo); }
+};
+
+template <typename Fn>
+void ForEachWindow(const Conv2DShape& s, Fn fn) {
+  for (int64_t oh = 0; oh < s.rows.out; ++oh) {
+    int64_t h0 = oh * s.rows.stride - s.rows.pad_before;
+    for (int64_t ow = 0; ow < s.cols.out; ++ow) {
+      int64_t w0 = ow * s.cols.stride - s.cols.pad_before;
+      fn(Window{oh * s.cols.out + ow, std::max<int64_t>(h0, 0),
+                std::min(h0 + s.rows.window, s.rows.in), std::max<int64_t>(w0, 0),
+                std::min(w0 + s.cols.window, s.cols.in)});
+    }
+  }
+}
+
+class PoolKernelBase : public OpKernel {
+ public:
+  explicit PoolKernelBase(OpKernelConstruction* c) : OpKernel(c) {
+    auto attrs = ParseWindow2DAttrs(c->def().attrs, /*pooling=*/true);
+    if (attrs.ok()) attrs_ = *attrs;
+    else c->SetStatus(attrs.status());
+  }
+
+ protected:
+  // Geometry for an input of `dims`, and a check that `pooled` (if given) has the output shape.
+  StatusOr<Conv2DShape> Shape(const std::vector<int64_t>& dims, const Tensor* pooled = nullptr,
+                              const char* pooled_name = "") const {
+    ASSIGN_OR_RETURN(Conv2DShape s, ComputePool2DShape(dims, attrs_));
+    if (pooled && pooled->shape().dim_sizes() != s.OutputDims())
+      return InvalidArgument(pooled_name, " must have the pooled shape ",
+                             DimsString(s.OutputDims()), ", got shape ",
+                             pooled->shape().DebugString());
+    return s;
+  }
+  // Runs fn(image) for every image index, sharded over the intra-op pool.
+  template <typename Fn>
+  void ForEachImage(OpKernelContext* ctx, const Conv2DShape& s, Fn fn) const {
+    int64_t cost = s.rows.in * s.cols.in * s.in_depth + s.rows.out * s.cols.out * s.in_depth;
+    nn::Shard(ctx, s.batch, cost, [&](int64_t b, int64_t e) {
+      for (int64_t n = b; n < e; ++n) fn(n);
+    });
+  }
+  Window2DAttrs attrs_;
+};
+
+template <typename T, bool kMax>
+class PoolOp : public PoolKernelBase {
+ public:
+  using PoolKernelBase::PoolKernelBase;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    auto shape = Shape(input.shape().dim_sizes());
+    OP_REQUIRES_OK(ctx, shape.status());
+    const Conv2DShape& s = *shape;
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(s.OutputDims()), &out));
+    const int64_t depth = s.in_depth, in_image = s.rows.in * s.cols.in * depth;
+    const int64_t out_image = s.rows.out * s.cols.out * depth;
+    ForEachImage(ctx, s, [&](int64_t n) {
+      const T* x = input.data<T>() + n * in_image;
+      T* y = out->data<T>() + n * out_image;
+      ForEachWindow(s, [&](const Window& w) {
+        ArrayMap<T> acc(y + w.out * depth, depth);
+        acc.setConstant(kMax ? -std::numeric_limits<T>::infinity() : T(0));
+        for (int64_t h = w.h_lo; h < w.h_hi; ++h)
+          for (int64_t c = w.w_lo; c < w.w_hi; ++c) {
+            nn::ConstArrayMap<T> v(x + (h * s.cols.in + c) * depth, depth);
+            if (kMax) acc = acc.max(v);
+            else acc += v;
+          }
+        if (!kMax) acc /= T(w.Count());
+      });
+    });
+  }
+};
+
+template <typename T>
+class MaxPoolGradOp : public PoolKernelBase {
+ public:
+  using PoolKernelBase::PoolKernelBase;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& grad = ctx->input(2);
+    auto shape = Shape(input.shape().dim_sizes(), &ctx->input(1), "orig_output");
+    OP_REQUIRES_OK(ctx, shape.status());
+    const Conv2DShape& s = *shape;
+    OP_REQUIRES_OK(ctx, Shape(input.shape().dim_sizes(), &grad, "grad").status());
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+    out->flat<T>().setZero();
+    const int64_t depth = s.in_depth, in_image = s.rows.in * s.cols.in * depth;
+    const int64_t out_image = s.rows.out * s.cols.out * depth;
+    ForEachImage(ctx, s, [&](int64_t n) {
+      const T* x = input.data<T>() + n * in_image;
+      const T* g = grad.data<T>() + n * out_image;
+      T* dx = out->data<T>() + n * in_image;
+      std::vector<T> best(depth);
+      std::vector<int64_t> argmax(depth);  // element offset within the image
+      ForEachWindow(s, [&](const Window& w) {
+        if (w.Count() <= 0) return;
+        int64_t first = (w.h_lo * s.cols.in + w.w_lo) * depth;
+        for (int64_t c = 0; c < depth; ++c) best[c] = x[first + c], argmax[c] = first + c;
+        for (int64_t h = w.h_lo; h < w.h_hi; ++h)
+          for (int64_t col = w.w_lo; col < w.w_hi; ++col) {
+            int64_t base = (h * s.cols.in + col) * depth;
+            for (int64_t c = 0; c < depth; ++c)
+              if (x[base + c] > best[c]) best[c] = x[base + c], argmax[c] = base + c;
+          }
+        for (int64_t c = 0; c < depth; ++c) dx[argmax[c]] += g[w.out * depth + c];
+      });
+    });
+  }
+};
+
+template <typename T>
+class AvgPoolGradOp : public PoolKernelBase {
+ public:
+  using PoolKernelBase::PoolKernelBase;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& sizes = ctx->input(0);
+    const Tensor& grad = ctx->input(1);
+    OP_REQUIRES(ctx, sizes.dims() == 1 && sizes.NumElements() == 4,
+                InvalidArgument("orig_input_shape must be a vector of 4 sizes, got shape ",
+                                sizes.shape().DebugString()));
+    std::vector<int64_t> dims(sizes.data<int32_t>(), sizes.data<int32_t>() + 4);
+    for (int64_t d : dims)
+      OP_REQUIRES(ctx, d >= 0, InvalidArgument("orig_input_shape must be non-negative, got ",
+                                               DimsString(dims)));
+    auto shape = Shape(dims, &grad, "grad");
+    OP_REQUIRES_OK(ctx, shape.status());
+    const Conv2DShape& s = *shape;
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(dims), &out));
+    out->flat<T>().setZero();
+    const int64_t depth = s.in_depth, in_image = s.rows.in * s.cols.in * depth;
+    const int64_t out_image = s.rows.out * s.cols.out * depth;
+    ForEachImage(ctx, s, [&](int64_t n) {
+      T* dx = out->data<T>() + n * in_image;
+      ForEachWindow(s, [&](const Window& w) {
+        if (w.Count() <= 0) return;
+        nn::ConstArrayMap<T> g(grad.data<T>() + n * out_image + w.out * depth, depth);
+        const T scale = T(1) / T(w.Count());
+        for (int64_t h = w.h_lo; h < w.h_hi; ++h)
+          for (int64_t c = w.w_lo; c < w.w_hi; ++c)
+            ArrayMap<T>(dx + (h * s.cols.in + c) * depth, depth) += g * scale;
+      });
+    });
+  }
+};
+
+template <typename T> using MaxPoolOp = PoolOp<T, true>;
+template <typename T> using AvgPoolOp = PoolOp<T, false>;
+
+}  // namespace
+
+FB_REGISTER_FLOAT_KERNELS("MaxPool", MaxPoolOp);
+FB_REGISTER_FLOAT_KERNELS("AvgPool", AvgPoolOp);
+FB_REGISTER_FLOAT_KERNELS("MaxPoolGrad", MaxPoolGradOp);
+FB_REGISTER_FLOAT_KERNELS("AvgPoolGrad", AvgPoolGradOp);
+
+}  // namespace fb
