@@ -1,6 +1,9 @@
 #include "engine/trace/trace_schema.h"
 
+#include <unistd.h>
+
 #include <cstddef>
+#include <cstdlib>
 #include <type_traits>
 
 namespace fb {
@@ -28,6 +31,22 @@ StatusOr<TraceMode> TraceModeFromName(const std::string& name) {
   if (name == "real") return TraceMode::kReal;
   if (name == "sim") return TraceMode::kSim;
   return InvalidArgument("trace mode must be \"real\" or \"sim\", got \"", name, "\"");
+}
+
+TraceMetadata DefaultTraceMetadata(TraceMode mode, int argc, const char* const* argv) {
+  TraceMetadata m;
+  m.mode = mode;
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) == 0) m.host = host;
+  for (int i = 0; i < argc; ++i) m.command_line += (i ? " " : "") + std::string(argv[i]);
+  if (const char* rev = std::getenv("FLOWBENCH_GIT_REVISION")) {
+    m.git_revision = rev;
+  } else {
+#ifdef FB_GIT_REVISION
+    m.git_revision = FB_GIT_REVISION;
+#endif
+  }
+  return m;
 }
 
 namespace {

@@ -61,6 +61,11 @@ struct TraceMetadata {
   std::string config_json = "{}";  // the run's configuration as JSON text
 };
 
+// Metadata with host (gethostname) and command line (argv joined by spaces) filled in, and the
+// git revision from the FLOWBENCH_GIT_REVISION environment variable, else the FB_GIT_REVISION
+// compile definition, else "".
+TraceMetadata DefaultTraceMetadata(TraceMode mode, int argc, const char* const* argv);
+
 // The records, exactly as stored (the HDF5 compound types below mirror them field by field).
 // Ids: -1 means "none"; string ids index /strings, device ids index /devices.
 struct EventRecord {

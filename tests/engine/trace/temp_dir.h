@@ -1,8 +1,10 @@
 #pragma once
 // A temporary directory for tests that write files (traces, checkpoints); removed with its
-// contents when the object goes out of scope.
+// contents when the object goes out of scope, unless FLOWBENCH_KEEP_TEST_FILES is set (for
+// looking at the files a failing test wrote).
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -18,6 +20,7 @@ class TempDir {
     path_ = tmpl;
   }
   ~TempDir() {
+    if (std::getenv("FLOWBENCH_KEEP_TEST_FILES")) return;
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }

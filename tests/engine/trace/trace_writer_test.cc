@@ -195,5 +195,14 @@ TEST_CASE("A trace writer destroyed without Close still produces a complete file
   CHECK(t->metrics[0].value == 2.0);
 }
 
+TEST_CASE("DefaultTraceMetadata fills host and command line", "[trace]") {
+  const char* argv[] = {"flowbench", "train", "--steps", "3"};
+  TraceMetadata m = DefaultTraceMetadata(TraceMode::kSim, 4, argv);
+  CHECK(m.mode == TraceMode::kSim);
+  CHECK(m.command_line == "flowbench train --steps 3");
+  CHECK_FALSE(m.host.empty());
+  CHECK(m.config_json == "{}");
+}
+
 }  // namespace
 }  // namespace fb
