@@ -114,6 +114,11 @@ StatusOr<OpDef> OpDefBuilder::Finalize() const {
     if (!a.number_attr.empty() && !op.FindAttr(a.number_attr))
       return InvalidArgument("op ", name_, ": arg '", a.name, "' uses undeclared attr '",
                              a.number_attr, "'");
+    const AttrDef* type_attr = a.type_attr.empty() ? nullptr : op.FindAttr(a.type_attr);
+    if (type_attr && type_attr->type == AttrType::kListType && !a.number_attr.empty())
+      return InvalidArgument("op ", name_, ": arg '", a.name, "' has list(type) attr '",
+                             a.type_attr, "' and cannot also be repeated by '", a.number_attr,
+                             "'");
     return Status::OK();
   };
   for (const auto& s : inputs_) {
@@ -195,6 +200,14 @@ Status ExpandArgs(const std::vector<ArgDef>& args, const OpDef& op, const std::s
     DataType dt = a.type;
     if (!a.type_attr.empty()) {
       auto it = attrs.find(a.type_attr);
+      if (it != attrs.end() && it->second.holds<std::vector<DataType>>()) {
+        // "xs: T" with T a list(type): one tensor per listed type.
+        for (DataType t : it->second.get<std::vector<DataType>>()) {
+          types->push_back(t);
+          if (refs) refs->push_back(a.is_ref);
+        }
+        continue;
+      }
       if (it == attrs.end() || !it->second.holds<DataType>())
         return InvalidArgument("node '", node, "' (", op.name, "): attr '", a.type_attr,
                                "' must be a type");

@@ -9,7 +9,8 @@
 //       .SetShapeFn(shape_fns::MatMul).Doc("...");
 //
 // Arg specs: "name: T" (type from attr T), "name: float" (fixed), "name: N * T" (N tensors of
-// type T), "name: Ref(T)" (a mutable reference to a Variable's tensor).
+// type T), "name: T" with "T: list(type)" (one tensor per listed type, mixed dtypes, as in
+// TensorFlow's Save), "name: Ref(T)" (a mutable reference to a Variable's tensor).
 // Attr specs: "name: type", "name: type = default", "T: {float, double}" (a type restricted to a
 // set), "N: int >= 1". Types: int float bool string type shape tensor list(int) list(float)
 // list(string) list(type) list(shape).

@@ -50,8 +50,14 @@ StatusOr<Node*> NodeBuilder::Finalize(Graph* g) const {
       if (!o.valid()) return InvalidArgument(where, "input '", arg.name, "' is not set");
     if (!arg.number_attr.empty() && !def.attrs.count(arg.number_attr))
       def.attrs[arg.number_attr] = static_cast<int64_t>(in.outs.size());
-    if (!arg.type_attr.empty() && !def.attrs.count(arg.type_attr) && !in.outs.empty())
+    const AttrDef* type_attr = arg.type_attr.empty() ? nullptr : op->FindAttr(arg.type_attr);
+    if (type_attr && type_attr->type == AttrType::kListType && !def.attrs.count(arg.type_attr)) {
+      std::vector<DataType> types;  // "xs: T" with T a list(type): one dtype per tensor
+      for (const NodeOut& o : in.outs) types.push_back(o.dtype());
+      def.attrs[arg.type_attr] = types;
+    } else if (type_attr && !def.attrs.count(arg.type_attr) && !in.outs.empty()) {
       def.attrs[arg.type_attr] = in.outs[0].dtype();
+    }
     for (const NodeOut& o : in.outs) def.inputs.push_back(o.name());
   }
   for (Node* c : control_inputs_) def.inputs.push_back("^" + c->name());

@@ -1,7 +1,8 @@
 #pragma once
 // NodeBuilder: adds one node to a Graph with its input edges, inferring type attrs from inputs
 // the way TensorFlow's NodeBuilder does: for an arg "x: T", attr T is set from the dtype of the
-// tensor wired to x unless given; for "xs: N * T", N is set from the list length.
+// tensor wired to x unless given; for "xs: N * T", N is set from the list length; for "xs: T"
+// with T a list(type), T is set to the list's dtypes.
 //
 //   ASSIGN_OR_RETURN(Node* mm, NodeBuilder("grad/MatMul", "MatMul").Input(dy).Input(w)
 //                                  .Attr("transpose_b", true).Finalize(g));
@@ -25,7 +26,7 @@ class NodeBuilder {
  public:
   NodeBuilder(std::string name, std::string op);
   NodeBuilder& Input(NodeOut in);
-  NodeBuilder& Input(const std::vector<NodeOut>& list);  // for "N * T" args
+  NodeBuilder& Input(const std::vector<NodeOut>& list);  // for "N * T" and list(type) args
   NodeBuilder& ControlInput(Node* n);
   NodeBuilder& ControlInputs(const std::vector<Node*>& ns);
   NodeBuilder& Attr(const std::string& name, AttrValue value);

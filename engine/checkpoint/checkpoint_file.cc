@@ -1,0 +1,258 @@
+#include "engine/checkpoint/checkpoint_file.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "engine/trace/hdf5_util.h"
+
+namespace fb {
+
+namespace {
+
+constexpr hsize_t kMaxChunkBytes = 16 << 20;
+
+// The HDF5 type a dtype is stored as (also used as the in-memory type: layouts agree).
+StatusOr<h5::Handle> StorageType(DataType dt) {
+  auto copy = [](hid_t t) { return h5::Handle(H5Tcopy(t), H5Tclose); };
+  switch (dt) {
+    case DataType::kFloat: return copy(H5T_NATIVE_FLOAT);
+    case DataType::kDouble: return copy(H5T_NATIVE_DOUBLE);
+    case DataType::kInt8: return copy(H5T_NATIVE_INT8);
+    case DataType::kInt16: return copy(H5T_NATIVE_INT16);
+    case DataType::kInt32: return copy(H5T_NATIVE_INT32);
+    case DataType::kInt64: return copy(H5T_NATIVE_INT64);
+    case DataType::kUInt8: return copy(H5T_NATIVE_UINT8);
+    case DataType::kUInt16: return copy(H5T_NATIVE_UINT16);
+    case DataType::kUInt32: return copy(H5T_NATIVE_UINT32);
+    case DataType::kUInt64: return copy(H5T_NATIVE_UINT64);
+    case DataType::kHalf:
+    case DataType::kBFloat16: return copy(H5T_NATIVE_UINT16);
+    case DataType::kBool: {  // h5py's bool: enum(int8) {FALSE = 0, TRUE = 1}
+      h5::Handle t(H5Tenum_create(H5T_NATIVE_INT8), H5Tclose);
+      int8_t f = 0, tr = 1;
+      H5Tenum_insert(t.get(), "FALSE", &f);
+      H5Tenum_insert(t.get(), "TRUE", &tr);
+      return t;
+    }
+    case DataType::kComplex64: {  // h5py's complex: compound {r, i}
+      h5::Handle t(H5Tcreate(H5T_COMPOUND, sizeof(complex64)), H5Tclose);
+      H5Tinsert(t.get(), "r", 0, H5T_NATIVE_FLOAT);
+      H5Tinsert(t.get(), "i", sizeof(float), H5T_NATIVE_FLOAT);
+      return t;
+    }
+    default:
+      return InvalidArgument("dtype ", DataTypeString(dt), " cannot be stored in a checkpoint");
+  }
+}
+
+std::string Where(const std::string& name) { return "variable '" + name + "': "; }
+
+Status ValidateNames(const std::string& path, const std::vector<std::string>& names,
+                     const std::vector<Tensor>& tensors) {
+  if (names.size() != tensors.size())
+    return InvalidArgument(path, ": ", names.size(), " tensor names for ", tensors.size(),
+                           " tensors");
+  std::set<std::string> seen;
+  for (const std::string& n : names) {
+    if (n.empty() || n.front() == '/' || n.back() == '/' || n.find("//") != std::string::npos)
+      return InvalidArgument(path, ": bad tensor name '", n,
+                             "' (must be non-empty, with no leading, trailing or double '/')");
+    if (!seen.insert(n).second) return InvalidArgument(path, ": tensor name '", n, "' repeated");
+  }
+  return Status::OK();
+}
+
+// Chunks no larger than kMaxChunkBytes, halving the outer dimensions first.
+std::vector<hsize_t> ChunkDims(std::vector<hsize_t> c, size_t elem_bytes) {
+  auto bytes = [&] {
+    hsize_t b = elem_bytes;
+    for (hsize_t d : c) b *= d;
+    return b;
+  };
+  for (size_t i = 0; i < c.size(); ++i)
+    while (c[i] > 1 && bytes() > kMaxChunkBytes) c[i] = (c[i] + 1) / 2;
+  return c;
+}
+
+Status WriteTensor(hid_t file, const std::string& name, const Tensor& t, const std::string& path) {
+  auto type = StorageType(t.dtype());
+  if (!type.ok()) return type.status().WithPrefix(path + ": " + Where(name));
+  std::vector<hsize_t> dims(t.shape().dim_sizes().begin(), t.shape().dim_sizes().end());
+  h5::Handle space(dims.empty() ? H5Screate(H5S_SCALAR)
+                                : H5Screate_simple(static_cast<int>(dims.size()), dims.data(),
+                                                   nullptr),
+                   H5Sclose);
+  h5::Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  if (!dims.empty() && t.NumElements() > 0) {
+    std::vector<hsize_t> chunk = ChunkDims(dims, H5Tget_size(type->get()));
+    H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data());
+    H5Pset_fletcher32(dcpl.get());
+  }
+  h5::Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+  H5Pset_create_intermediate_group(lcpl.get(), 1);
+  h5::Handle ds(H5Dcreate2(file, name.c_str(), type->get(), space.get(), lcpl.get(), dcpl.get(),
+                           H5P_DEFAULT),
+                H5Dclose);
+  if (!ds.valid()) return h5::Error(Code::kInternal, path, Where(name) + "cannot create dataset");
+  if (t.NumElements() > 0 &&
+      H5Dwrite(ds.get(), type->get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw_data()) < 0)
+    return h5::Error(Code::kInternal, path, Where(name) + "cannot write data");
+  return h5::WriteAttr(ds.get(), "dtype", std::string(DataTypeString(t.dtype())), path);
+}
+
+// Writes the whole checkpoint to `tmp`; messages name the final `path`.
+Status WriteFile(const std::string& tmp, const std::string& path,
+                 const std::vector<std::string>& names, const std::vector<Tensor>& tensors) {
+  h5::Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);  // checksummed metadata
+  h5::Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
+  if (!file.valid())
+    return h5::Error(Code::kInternal, path, "cannot create temporary checkpoint file " + tmp);
+  RETURN_IF_ERROR(h5::WriteAttr(file.get(), "format_version", kCheckpointFormatVersion, path));
+  for (size_t i = 0; i < names.size(); ++i) {
+    RETURN_IF_ERROR(WriteTensor(file.get(), names[i], tensors[i], path));
+    if (names[i] == kGlobalStepName && tensors[i].dtype() == DataType::kInt64 &&
+        tensors[i].NumElements() == 1)
+      RETURN_IF_ERROR(h5::WriteAttr(file.get(), "global_step", tensors[i].data<int64_t>()[0], path));
+  }
+  if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0 || !file.Reset())
+    return h5::Error(Code::kInternal, path, "cannot flush and close " + tmp);
+  return Status::OK();
+}
+
+std::string DirectoryOf(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
+}  // namespace
+
+Status WriteCheckpoint(const std::string& path, const std::vector<std::string>& names,
+                       const std::vector<Tensor>& tensors) {
+  RETURN_IF_ERROR(ValidateNames(path, names, tensors));
+  h5::Hdf5Guard guard;
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  Status s = WriteFile(tmp, path, names, tensors);
+  if (s.ok()) s = h5::FsyncPath(tmp);
+  if (s.ok() && std::rename(tmp.c_str(), path.c_str()) != 0)
+    s = Internal(path, ": cannot rename ", tmp, " to it: ", std::strerror(errno));
+  if (!s.ok()) {
+    std::remove(tmp.c_str());
+    return s;
+  }
+  return h5::FsyncPath(DirectoryOf(path));
+}
+
+namespace {
+
+StatusOr<h5::Handle> OpenCheckpoint(const std::string& path) {
+  ASSIGN_OR_RETURN(h5::Handle file, h5::OpenFileForRead(path, "checkpoint"));
+  auto version = h5::ReadIntAttr(file.get(), "format_version", path);
+  if (!version.ok())
+    return FailedPrecondition(path, ": not a flowbench checkpoint (",
+                              version.status().message(), ")");
+  if (*version != kCheckpointFormatVersion)
+    return FailedPrecondition(path, ": checkpoint format_version is ", *version,
+                              ", this flowbench reads version ", kCheckpointFormatVersion);
+  return file;
+}
+
+// The dtype attribute and the shape of an open dataset.
+StatusOr<CheckpointEntry> Describe(hid_t ds, const std::string& name, const std::string& path) {
+  CheckpointEntry e;
+  e.name = name;
+  auto dtype_name = h5::ReadStringAttr(ds, "dtype", path);
+  if (!dtype_name.ok())
+    return DataLoss(path, ": ", Where(name), "corrupt checkpoint: ", dtype_name.status().message());
+  auto dtype = DataTypeFromString(*dtype_name);
+  if (!dtype.ok()) return DataLoss(path, ": ", Where(name), dtype.status().message());
+  e.dtype = *dtype;
+  h5::Handle space(H5Dget_space(ds), H5Sclose);
+  int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0) return h5::Error(Code::kDataLoss, path, Where(name) + "cannot read the shape");
+  std::vector<hsize_t> dims(rank);
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  for (hsize_t d : dims) e.shape.AddDim(static_cast<int64_t>(d));
+  return e;
+}
+
+bool ShapeMatches(const TensorShape& actual, const TensorShape& expected) {
+  if (IsUnknownRank(expected)) return true;
+  if (actual.rank() != expected.rank()) return false;
+  for (int i = 0; i < actual.rank(); ++i)
+    if (expected.dim_size(i) >= 0 && expected.dim_size(i) != actual.dim_size(i)) return false;
+  return true;
+}
+
+herr_t CollectDataset(hid_t group, const char* name, const H5L_info_t*, void* data) {
+  h5::Handle obj(H5Oopen(group, name, H5P_DEFAULT), H5Oclose);
+  if (obj.valid() && H5Iget_type(obj.get()) == H5I_DATASET)
+    static_cast<std::vector<std::string>*>(data)->push_back(name);
+  return 0;
+}
+
+StatusOr<std::vector<std::string>> DatasetNames(hid_t file, const std::string& path) {
+  std::vector<std::string> names;
+  if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, CollectDataset, &names) < 0)
+    return h5::Error(Code::kDataLoss, path, "cannot list the checkpoint's variables");
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string NamesForMessage(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < 8; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > 8) s += ", ...";
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+StatusOr<Tensor> ReadCheckpointTensor(const std::string& path, const std::string& name,
+                                      DataType dtype, const TensorShape& expected_shape,
+                                      Allocator* allocator) {
+  h5::Hdf5Guard guard;
+  ASSIGN_OR_RETURN(h5::Handle file, OpenCheckpoint(path));
+  if (name.empty() || name.front() == '/' || !h5::Exists(file.get(), name)) {
+    auto names = DatasetNames(file.get(), path);
+    return NotFound(path, ": no variable '", name, "' in checkpoint (it holds: ",
+                    names.ok() ? NamesForMessage(*names) : "?", ")");
+  }
+  h5::Handle ds(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.valid()) return h5::Error(Code::kDataLoss, path, Where(name) + "cannot open dataset");
+  ASSIGN_OR_RETURN(CheckpointEntry e, Describe(ds.get(), name, path));
+  if (e.dtype != dtype)
+    return InvalidArgument(path, ": ", Where(name), "checkpoint holds ", DataTypeString(e.dtype),
+                           ", expected ", DataTypeString(dtype));
+  if (!ShapeMatches(e.shape, expected_shape))
+    return InvalidArgument(path, ": ", Where(name), "checkpoint holds shape ",
+                           e.shape.DebugString(), ", expected ", expected_shape.DebugString());
+  ASSIGN_OR_RETURN(h5::Handle type, StorageType(dtype));
+  Tensor t(dtype, e.shape, allocator);
+  if (t.NumElements() > 0 &&
+      H5Dread(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw_data()) < 0)
+    return h5::Error(Code::kDataLoss, path, Where(name) + "cannot read data (corrupt checkpoint)");
+  return t;
+}
+
+StatusOr<std::vector<CheckpointEntry>> ListCheckpoint(const std::string& path) {
+  h5::Hdf5Guard guard;
+  ASSIGN_OR_RETURN(h5::Handle file, OpenCheckpoint(path));
+  ASSIGN_OR_RETURN(std::vector<std::string> names, DatasetNames(file.get(), path));
+  std::vector<CheckpointEntry> entries;
+  for (const std::string& name : names) {
+    h5::Handle ds(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!ds.valid()) return h5::Error(Code::kDataLoss, path, Where(name) + "cannot open dataset");
+    ASSIGN_OR_RETURN(CheckpointEntry e, Describe(ds.get(), name, path));
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+}  // namespace fb

@@ -1,0 +1,250 @@
+#include "engine/checkpoint/checkpoint_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "engine/trace/trace_writer.h"
+#include "tests/engine/trace/temp_dir.h"
+#include "tests/test_util.h"
+
+namespace fb {
+namespace {
+
+namespace fs = std::filesystem;
+using test::Values;
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A checkpoint with a float matrix of 1000 elements (easy to find in the file), an int64 step.
+std::string WriteSimple(const test::TempDir& dir, float fill = 1234.5f) {
+  std::string path = dir.file("ckpt.h5");
+  Tensor w = Tensor::FromVector<float>(std::vector<float>(1000, fill), {10, 100});
+  Status s = WriteCheckpoint(path, {"layer/w", "global_step"}, {w, Tensor::Scalar<int64_t>(7)});
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  return path;
+}
+
+template <typename T>
+void CheckRoundTrip(const std::string& path, const std::string& name, const Tensor& want) {
+  INFO(name);
+  auto got = ReadCheckpointTensor(path, name, want.dtype(), want.shape());
+  INFO(got.status().ToString());
+  REQUIRE(got.ok());
+  CHECK(got->shape() == want.shape());
+  CHECK(Values<T>(*got) == Values<T>(want));
+}
+
+TEST_CASE("Checkpoint round trip of every supported dtype and shape", "[checkpoint]") {
+  test::TempDir dir;
+  std::string path = dir.file("all.h5");
+  std::vector<std::string> names = {"f",   "d",   "i8",  "i16",   "i32",  "i64",
+                                    "u8",  "u16", "u32", "u64",   "b",    "h",
+                                    "bf",  "c",   "scalar", "empty", "deep/nested/v"};
+  std::vector<Tensor> tensors = {
+      Tensor::FromVector<float>({1.5f, -2, 3, 4, 5, 6}, {2, 3}),
+      Tensor::FromVector<double>({1e-300, 2.5}, {2}),
+      Tensor::FromVector<int8_t>({-128, 127}, {2}),
+      Tensor::FromVector<int16_t>({-300, 300}, {2}),
+      Tensor::FromVector<int32_t>({-1, 1 << 30}, {1, 2}),
+      Tensor::FromVector<int64_t>({int64_t{1} << 40}, {1}),
+      Tensor::FromVector<uint8_t>({255}, {1}),
+      Tensor::FromVector<uint16_t>({65535}, {1}),
+      Tensor::FromVector<uint32_t>({4000000000u}, {1}),
+      Tensor::FromVector<uint64_t>({uint64_t{1} << 63}, {1}),
+      Tensor::FromVector<bool>({true, false, true}, {3}),
+      Tensor::FromVector<half>({half(1.5f), half(-2.f)}, {2}),
+      Tensor::FromVector<bfloat16>({bfloat16(3.f)}, {1}),
+      Tensor::FromVector<complex64>({{1, 2}, {-3, 4}}, {2}),
+      Tensor::Scalar<float>(42.f),
+      Tensor(DataType::kFloat, TensorShape{0, 4}),
+      Tensor::FromVector<float>({9, 8}, {2, 1, 1})};
+  REQUIRE(WriteCheckpoint(path, names, tensors).ok());
+  CHECK_FALSE(fs::exists(path + ".tmp-" + std::to_string(getpid())));
+  CheckRoundTrip<float>(path, "f", tensors[0]);
+  CheckRoundTrip<double>(path, "d", tensors[1]);
+  CheckRoundTrip<int8_t>(path, "i8", tensors[2]);
+  CheckRoundTrip<int16_t>(path, "i16", tensors[3]);
+  CheckRoundTrip<int32_t>(path, "i32", tensors[4]);
+  CheckRoundTrip<int64_t>(path, "i64", tensors[5]);
+  CheckRoundTrip<uint8_t>(path, "u8", tensors[6]);
+  CheckRoundTrip<uint16_t>(path, "u16", tensors[7]);
+  CheckRoundTrip<uint32_t>(path, "u32", tensors[8]);
+  CheckRoundTrip<uint64_t>(path, "u64", tensors[9]);
+  CheckRoundTrip<bool>(path, "b", tensors[10]);
+  CheckRoundTrip<half>(path, "h", tensors[11]);
+  CheckRoundTrip<bfloat16>(path, "bf", tensors[12]);
+  CheckRoundTrip<complex64>(path, "c", tensors[13]);
+  CheckRoundTrip<float>(path, "scalar", tensors[14]);
+  CheckRoundTrip<float>(path, "empty", tensors[15]);
+  CheckRoundTrip<float>(path, "deep/nested/v", tensors[16]);
+  // -1 dimensions and an unknown rank accept any stored size.
+  CHECK(ReadCheckpointTensor(path, "f", DataType::kFloat, TensorShape{-1, 3}).ok());
+  CHECK(ReadCheckpointTensor(path, "f", DataType::kFloat).ok());
+
+  auto entries = ListCheckpoint(path);
+  REQUIRE(entries.ok());
+  REQUIRE(entries->size() == names.size());
+  CHECK((*entries)[0].name == "b");
+  CHECK((*entries)[2].name == "c");
+  CHECK((*entries)[3].name == "d");
+  CHECK((*entries)[4].name == "deep/nested/v");
+  CHECK((*entries)[4].shape == TensorShape({2, 1, 1}));
+  CHECK((*entries)[4].dtype == DataType::kFloat);
+}
+
+TEST_CASE("A checkpoint stores the global step as a root attribute", "[checkpoint]") {
+  test::TempDir dir;
+  std::string path = WriteSimple(dir);
+  h5::Hdf5Guard guard;
+  h5::Handle f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  REQUIRE(f.valid());
+  auto step = h5::ReadIntAttr(f.get(), "global_step", path);
+  REQUIRE(step.ok());
+  CHECK(*step == 7);
+  CHECK(*h5::ReadIntAttr(f.get(), "format_version", path) == kCheckpointFormatVersion);
+}
+
+TEST_CASE("A failed save leaves the previous checkpoint untouched", "[checkpoint][errors]") {
+  test::TempDir dir;
+  std::string path = WriteSimple(dir, 1.0f);
+  const std::string before = ReadBytes(path);
+  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+
+  SECTION("failure while writing a variable") {
+    Tensor good = Tensor::FromVector<float>(std::vector<float>(1000, 2.0f), {10, 100});
+    Tensor bad(DataType::kString, TensorShape{2});
+    Status s = WriteCheckpoint(path, {"layer/w", "vocab"}, {good, bad});
+    CHECK(s.code() == Code::kInvalidArgument);
+    CHECK_THAT(s.message(), Catch::Contains(path + ": variable 'vocab': dtype string cannot be "
+                                                   "stored in a checkpoint"));
+  }
+  SECTION("failure to create the temporary file") {
+    fs::create_directory(tmp);  // the temporary name is taken by a directory
+    Status s = WriteCheckpoint(path, {"layer/w"}, {Tensor::Scalar<float>(2.f)});
+    CHECK(s.code() == Code::kInternal);
+    CHECK_THAT(s.message(), Catch::Contains(path + ": cannot create temporary checkpoint file"));
+    fs::remove(tmp);
+  }
+  SECTION("failure to rename over the final name") {
+    std::string dir_path = dir.file("taken.h5");
+    fs::create_directory(dir_path);
+    fs::create_directory(dir_path + "/x");  // a non-empty directory cannot be renamed over
+    Status s = WriteCheckpoint(dir_path, {"w"}, {Tensor::Scalar<float>(2.f)});
+    CHECK(s.code() == Code::kInternal);
+    CHECK_THAT(s.message(), Catch::Contains(dir_path + ": cannot rename"));
+    CHECK_FALSE(fs::exists(dir_path + ".tmp-" + std::to_string(getpid())));
+  }
+  CHECK(ReadBytes(path) == before);
+  CHECK_FALSE(fs::exists(tmp));
+  auto w = ReadCheckpointTensor(path, "layer/w", DataType::kFloat);
+  REQUIRE(w.ok());
+  CHECK(w->data<float>()[999] == 1.0f);
+}
+
+TEST_CASE("Saving into a missing directory fails, naming the file", "[checkpoint][errors]") {
+  test::TempDir dir;
+  std::string path = dir.file("missing/ckpt.h5");
+  Status s = WriteCheckpoint(path, {"w"}, {Tensor::Scalar<float>(1.f)});
+  CHECK(s.code() == Code::kInternal);
+  CHECK_THAT(s.message(), Catch::Contains(path + ": cannot create temporary checkpoint file"));
+}
+
+TEST_CASE("Bad tensor names are rejected before anything is written", "[checkpoint][errors]") {
+  test::TempDir dir;
+  std::string path = dir.file("c.h5");
+  Tensor one = Tensor::Scalar<float>(1.f);
+  Status s = WriteCheckpoint(path, {"w", "w"}, {one, one});
+  CHECK_THAT(s.message(), Catch::Contains(path + ": tensor name 'w' repeated"));
+  s = WriteCheckpoint(path, {"/w"}, {one});
+  CHECK_THAT(s.message(), Catch::Contains("bad tensor name '/w'"));
+  s = WriteCheckpoint(path, {""}, {one});
+  CHECK_THAT(s.message(), Catch::Contains("bad tensor name ''"));
+  s = WriteCheckpoint(path, {"a", "b"}, {one});
+  CHECK_THAT(s.message(), Catch::Contains("2 tensor names for 1 tensors"));
+  CHECK_FALSE(fs::exists(path));
+}
+
+TEST_CASE("Restore errors name the file and the variable", "[checkpoint][errors]") {
+  test::TempDir dir;
+  std::string path = WriteSimple(dir);
+
+  auto r = ReadCheckpointTensor(dir.file("nope.h5"), "w", DataType::kFloat);
+  CHECK(r.status().code() == Code::kNotFound);
+  CHECK_THAT(r.status().message(), Catch::Contains(dir.file("nope.h5") + ": cannot open "
+                                                   "checkpoint: No such file or directory"));
+
+  r = ReadCheckpointTensor(path, "layer/b", DataType::kFloat);
+  CHECK(r.status().code() == Code::kNotFound);
+  CHECK_THAT(r.status().message(),
+             Catch::Contains(path + ": no variable 'layer/b' in checkpoint (it holds: "
+                                    "global_step, layer/w)"));
+
+  r = ReadCheckpointTensor(path, "layer/w", DataType::kInt32);
+  CHECK(r.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(r.status().message(),
+             Catch::Contains(path + ": variable 'layer/w': checkpoint holds float, expected "
+                                    "int32"));
+
+  r = ReadCheckpointTensor(path, "layer/w", DataType::kFloat, TensorShape{100, 10});
+  CHECK(r.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(r.status().message(),
+             Catch::Contains(path + ": variable 'layer/w': checkpoint holds shape [10,100], "
+                                    "expected [100,10]"));
+}
+
+TEST_CASE("Restoring from a truncated checkpoint fails with DataLoss", "[checkpoint][errors]") {
+  test::TempDir dir;
+  std::string path = WriteSimple(dir);
+  fs::resize_file(path, fs::file_size(path) / 2);
+  auto r = ReadCheckpointTensor(path, "layer/w", DataType::kFloat);
+  CHECK(r.status().code() == Code::kDataLoss);
+  CHECK_THAT(r.status().message(),
+             Catch::Contains(path + ": cannot open checkpoint (truncated or corrupt?)"));
+}
+
+TEST_CASE("Restoring corrupted data fails its checksum", "[checkpoint][errors]") {
+  test::TempDir dir;
+  std::string path = WriteSimple(dir);
+  std::string bytes = ReadBytes(path);
+  float value = 1234.5f;
+  std::string pattern(reinterpret_cast<const char*>(&value), sizeof value);
+  size_t at = bytes.find(pattern + pattern);
+  REQUIRE(at != std::string::npos);
+  bytes[at + 1] ^= 0x5a;  // flip bits inside the stored matrix
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  auto r = ReadCheckpointTensor(path, "layer/w", DataType::kFloat);
+  CHECK(r.status().code() == Code::kDataLoss);
+  CHECK_THAT(r.status().message(),
+             Catch::Contains(path + ": variable 'layer/w': cannot read data (corrupt checkpoint)"));
+  CHECK_THAT(r.status().message(), Catch::Contains("Fletcher32"));
+}
+
+TEST_CASE("Restore rejects files that are not flowbench checkpoints", "[checkpoint][errors]") {
+  test::TempDir dir;
+  std::ofstream(dir.file("junk.h5")) << "not hdf5 at all";
+  auto r = ReadCheckpointTensor(dir.file("junk.h5"), "w", DataType::kFloat);
+  CHECK(r.status().code() == Code::kDataLoss);
+  CHECK_THAT(r.status().message(), Catch::Contains("junk.h5: not an HDF5 file"));
+
+  // An HDF5 file of another kind: a trace.
+  auto w = TraceWriter::Create(dir.file("trace.h5"), TraceMetadata{});
+  REQUIRE(w.ok());
+  REQUIRE((*w)->Close().ok());
+  r = ReadCheckpointTensor(dir.file("trace.h5"), "w", DataType::kFloat);
+  CHECK(r.status().code() == Code::kFailedPrecondition);
+  CHECK_THAT(r.status().message(),
+             Catch::Contains("trace.h5: not a flowbench checkpoint (" + dir.file("trace.h5") +
+                             ": missing attribute 'format_version')"));
+}
+
+}  // namespace
+}  // namespace fb
