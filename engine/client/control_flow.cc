@@ -14,8 +14,8 @@ using BringInFn = std::function<Output(Output external)>;
 bool IsNoCapture(const Node* n) { return n->def().attrs.count(kNoCaptureAttr) > 0; }
 
 // Makes the nodes with ids in [first, end) part of a closed region (a branch or a loop) that
-// starts at node id `boundary` <= first: data inputs from nodes built before `boundary` go
-// through bring_in (memoized per tensor); control inputs from
+// starts at node id `boundary` <= first: data inputs from nodes built before `boundary` (or
+// marked kNoCaptureAttr: forward nodes added by gradient builders meanwhile) go through bring_in (memoized per tensor); control inputs from
 // outside become control inputs of `entry` nodes; nodes left without inputs get a control edge
 // from `pivot`, so that they run once per branch taken or per iteration.
 void CloseRegion(const Scope& s, int boundary, int first, int end, const BringInFn& bring_in,
@@ -28,7 +28,7 @@ void CloseRegion(const Scope& s, int boundary, int first, int end, const BringIn
     std::vector<const Edge*> in(n->in_edges().begin(), n->in_edges().end());
     for (const Edge* e : in) {
       Node* src = e->src;
-      if (src->id() >= boundary) continue;
+      if (src->id() >= boundary && !IsNoCapture(src)) continue;
       if (e->IsControlEdge()) {
         for (Node* entry : entries) g->AddControlEdge(src, entry);
         g->RemoveEdge(e);

@@ -84,7 +84,8 @@ class WhileGradBuilder {
       if (DataTypeIsFloating(loop_.vars[k].enter->output_type(0))) float_vars_.push_back(k);
     for (Node* inv : loop_.invariants)
       if (DataTypeIsFloating(inv->output_type(0))) float_invs_.push_back(inv);
-    Forward([&] { AddForwardCounter(); });
+    parent_ = a_.info->parent(a_.frame);
+    AddForwardCounter();
     RETURN_IF_ERROR(root_.status());
     std::vector<Output> exits = BuildGradientLoop();
     RETURN_IF_ERROR(root_.status());
@@ -96,14 +97,22 @@ class WhileGradBuilder {
   }
 
  private:
-  // Runs `fn`, marking the nodes it adds to the forward loop so that enclosing builders (a
-  // gradient loop being built around this one) leave them alone.
+  // Runs `fn`, marking the nodes it adds to the forward computation with the frame their values
+  // live in, so that enclosing gradient builders leave them alone and know where they live.
   template <typename Fn>
-  void Forward(Fn fn) {
+  void Forward(const std::string& frame, Fn fn) {
     const int first = a_.graph->num_node_ids();
     fn();
     for (int id = first; id < a_.graph->num_node_ids(); ++id)
-      if (Node* n = a_.graph->node(id)) n->mutable_def()->attrs[ops::kNoCaptureAttr] = true;
+      if (Node* n = a_.graph->node(id)) n->mutable_def()->attrs[ops::kNoCaptureAttr] = frame;
+  }
+
+  // The frame x's value lives in: from the info, or from the mark of a forward node added since.
+  std::string FrameOf(const Node* n) const {
+    if (a_.info->Knows(n)) return a_.info->frame(n);
+    std::string frame;
+    (void)GetNodeAttr(n->def().attrs, ops::kNoCaptureAttr, &frame);
+    return frame;
   }
 
   // In the loop's parent frame: a value that exists exactly when the loop runs.
@@ -114,39 +123,49 @@ class WhileGradBuilder {
 
   // i = 0, 1, ... per forward iteration (index_), and the number of iterations (count_).
   void AddForwardCounter() {
-    Output zero = ops::Const(fwd_.WithControlDependencies({ParentAnchor()}), int32_t{0});
-    Output enter = ops::Enter(fwd_, zero, a_.frame, false, loop_.parallel_iterations);
-    Node* merge = ops::AddOpWithList(fwd_.WithOpName("Merge"), "Merge", {{enter, enter}});
-    if (!merge) return;
-    Node* sw = ops::AddOp(fwd_.WithOpName("Switch"), "Switch",
-                          {Output(merge, 0), Output(loop_.loop_cond, 0)});
-    if (!sw) return;
-    index_ = ops::Identity(fwd_.WithOpName("index"), Output(sw, 1));
-    increment_ = ops::Add(fwd_, index_, ops::OnesLike(fwd_, index_));
-    Output next = ops::Op(fwd_.WithOpName("NextIteration"), "NextIteration", {increment_});
-    count_ = ops::Op(fwd_.WithOpName("count"), "Exit", {Output(sw, 0)});
+    Output zero;
+    Forward(parent_, [&] {
+      zero = ops::Const(fwd_.WithControlDependencies({ParentAnchor()}), int32_t{0});
+    });
+    Node *merge = nullptr, *sw = nullptr;
+    Output next;
+    Forward(a_.frame, [&] {
+      Output enter = ops::Enter(fwd_, zero, a_.frame, false, loop_.parallel_iterations);
+      merge = ops::AddOpWithList(fwd_.WithOpName("Merge"), "Merge", {{enter, enter}});
+      if (!merge) return;
+      sw = ops::AddOp(fwd_.WithOpName("Switch"), "Switch",
+                      {Output(merge, 0), Output(loop_.loop_cond, 0)});
+      if (!sw) return;
+      index_ = ops::Identity(fwd_.WithOpName("index"), Output(sw, 1));
+      increment_ = ops::Add(fwd_, index_, ops::OnesLike(fwd_, index_));
+      next = ops::Op(fwd_.WithOpName("NextIteration"), "NextIteration", {increment_});
+    });
+    if (!sw || !fwd_.ok()) return;
+    Forward(parent_, [&] { count_ = ops::Op(fwd_.WithOpName("count"), "Exit", {Output(sw, 0)}); });
     if (!fwd_.ok()) return;
     a_.graph->RemoveEdge(merge->input_edge(1));
     a_.graph->AddEdge(next.node(), 0, merge, 1);
   }
 
-  // Saves forward value x each iteration; returns its value for the gradient iteration j_.
+  // Saves forward value x each iteration in its own accumulator; returns its value for the
+  // gradient iteration j_.
   Output SaveAndRestore(const Scope& gs, Output x) {
-    Forward([&] {
-      if (!handle_.valid()) {
-        handle_ = ops::Op(fwd_.WithControlDependencies({ParentAnchor()}), "ForwardAccumulator", {});
-        handle_in_fwd_ = ops::Enter(fwd_, handle_, a_.frame, true, loop_.parallel_iterations);
+    Output handle;
+    Forward(parent_, [&] {
+      handle = ops::Op(fwd_.WithControlDependencies({ParentAnchor()}), "ForwardAccumulator", {});
+    });
+    Forward(a_.frame, [&] {
+      if (!sync_) {
         sync_ = ops::AddOp(fwd_.WithOpName("sync"), "ControlTrigger", {});
         if (sync_ && increment_.valid()) a_.graph->AddControlEdge(sync_, increment_.node());
       }
-      Node* push = ops::AddOp(fwd_.WithOpName("push"), "AccumulatorPush", {handle_in_fwd_, index_, x});
+      Output in_fwd = ops::Enter(fwd_, handle, a_.frame, true, loop_.parallel_iterations);
+      Node* push = ops::AddOp(fwd_.WithOpName("push"), "AccumulatorPush", {in_fwd, index_, x});
       if (push && sync_) a_.graph->AddControlEdge(push, sync_);
     });
-    if (!handle_in_grad_.valid())
-      handle_in_grad_ = ops::Enter(gs.WithOpName("Enter"), handle_, grad_frame_, true,
-                                   loop_.parallel_iterations);
-    return ops::Op(gs.WithOpName("pop"), "AccumulatorPop", {handle_in_grad_, j_},
-                   {{"T", x.type()}});
+    Output in_grad =
+        ops::Enter(gs.WithOpName("Enter"), handle, grad_frame_, true, loop_.parallel_iterations);
+    return ops::Op(gs.WithOpName("pop"), "AccumulatorPop", {in_grad, j_}, {{"T", x.type()}});
   }
 
   Output Capture(const Scope& gs, Output x) {
@@ -157,7 +176,7 @@ class WhileGradBuilder {
         GetNodeAttr(src->def().attrs, "is_constant", &is_constant).ok() && is_constant)
       return ops::Enter(gs.WithOpName("Enter"), InputOf(src, 0), grad_frame_, true,
                         loop_.parallel_iterations);
-    if (info.Knows(src) && info.frame(src) == a_.frame) return SaveAndRestore(gs, x);
+    if (FrameOf(src) == a_.frame) return SaveAndRestore(gs, x);
     return ops::Enter(gs.WithOpName("Enter"), x, grad_frame_, true, loop_.parallel_iterations);
   }
 
@@ -212,9 +231,9 @@ class WhileGradBuilder {
   ForwardLoop loop_;
   std::vector<size_t> float_vars_;
   std::vector<Node*> float_invs_;
-  Output anchor_, index_, increment_, count_, handle_, handle_in_fwd_, handle_in_grad_, j_;
+  Output anchor_, index_, increment_, count_, j_;
   Node* sync_ = nullptr;
-  std::string grad_frame_;
+  std::string grad_frame_, parent_;
 };
 
 struct Registrar {

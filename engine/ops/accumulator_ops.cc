@@ -30,7 +30,8 @@ REGISTER_OP("AccumulatorPop")
     .Attr("T: type")
     .SetIsStateful()
     .SetShapeFn(shape_fns::Unknown)
-    .Doc("Removes and returns the value saved under `index`. NotFound if there is none; "
-         "InvalidArgument if its dtype is not T.");
+    .Doc("Removes and returns the value saved under `index`. When none was pushed (the forward "
+         "value was dead: it sat on an untaken branch) the output is dead. InvalidArgument if "
+         "the value's dtype is not T.");
 
 }  // namespace fb

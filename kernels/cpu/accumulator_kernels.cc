@@ -1,6 +1,7 @@
 // Kernels of the forward-accumulator ops (engine/ops/accumulator_ops.cc): a map from iteration
-// index to tensor, guarded by a mutex, living in its own ResourceMgr container so that the last
-// Pop can drop it.
+// index to tensor, guarded by a mutex, living in its own ResourceMgr container so that the Pop
+// that empties it can drop it. (An accumulator that never gets a value, because the loop ran no
+// iteration or every saved value was dead, stays until its container is reset.)
 #include <map>
 #include <mutex>
 
@@ -68,16 +69,27 @@ class AccumulatorPopOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    auto acc = Lookup(ctx);
-    OP_REQUIRES_OK(ctx, acc.status());
     auto index = Index(ctx);
     OP_REQUIRES_OK(ctx, index.status());
+    auto acc = Lookup(ctx);
+    if (acc.status().code() == Code::kNotFound) {
+      // Every pushed value was popped already (the last Pop dropped the accumulator, and all
+      // pushes happened before the first Pop): this index was never pushed, so it was dead.
+      ctx->set_output_dead(0);
+      return;
+    }
+    OP_REQUIRES_OK(ctx, acc.status());
     Tensor value;
     bool now_empty;
     {
       std::lock_guard<std::mutex> l((*acc)->mu);
       auto it = (*acc)->values.find(*index);
-      OP_REQUIRES(ctx, it != (*acc)->values.end(), NotFound("no value pushed for index ", *index));
+      if (it == (*acc)->values.end()) {
+        // Nothing was pushed: the forward value was dead in that iteration (an untaken branch),
+        // so is its restored value.
+        ctx->set_output_dead(0);
+        return;
+      }
       value = std::move(it->second);
       (*acc)->values.erase(it);
       now_empty = (*acc)->values.empty();

@@ -65,39 +65,41 @@ TEST_CASE("A loop spanning two devices computes what one device does", "[control
 }
 
 TEST_CASE("Nested loops and gradients across two devices", "[control_flow][gradient]") {
-  // The recurrence's matrix product runs on CPU:1; the loops, on CPU:0.
-  auto f = [](const Scope& s, const std::vector<Output>& x) {
+  // The recurrence's matrix product runs on `device` (CPU:1); the loops, on CPU:0.
+  auto nested = [](const Scope& s, const std::vector<Output>& x, const std::string& device) {
     Output w = x[0];
     return ops::WhileLoop(
         s, {Int(s, 0), x[1]},
         [](const Scope& c, const std::vector<Output>& v) { return ops::Less(c, v[0], Int(c, 2)); },
-        [w](const Scope& b, const std::vector<Output>& v) {
+        [w, device](const Scope& b, const std::vector<Output>& v) {
           auto inner = ops::WhileLoop(
               b, {Int(b, 0), v[1]},
               [](const Scope& c, const std::vector<Output>& u) {
                 return ops::Less(c, u[0], Int(c, 3));
               },
-              [w](const Scope& c, const std::vector<Output>& u) {
-                auto prod = ops::MatMul(c.WithDevice(kCpu1), w, u[1]);
+              [w, device](const Scope& c, const std::vector<Output>& u) {
+                auto prod = ops::MatMul(c.WithDevice(device), w, u[1]);
                 return std::vector<Output>{ops::Add(c, u[0], Int(c, 1)), ops::Tanh(c, prod)};
               });
           return std::vector<Output>{ops::Add(b, v[0], Int(b, 1)), inner[1]};
         })[1];
   };
-  // MaxGradientError runs on one device; run the forward on two and compare.
-  Scope root = Scope::NewRootScope();
-  auto w = ops::Placeholder(root.WithOpName("w"), DataType::kDouble);
-  auto x = ops::Placeholder(root.WithOpName("x"), DataType::kDouble);
-  Output y = f(root, {w, x});
-  std::vector<NodeOut> grads;
-  REQUIRE(AddSymbolicGradients(root.graph(), {y}, {w, x}, {}, &grads).ok());
+  // The loop and its gradient on two devices against the same graph on one device.
   Tensor wv = test::RandomDouble({2, 2}, -1, 1, 21), xv = test::RandomDouble({2, 1}, -1, 1, 22);
-  std::vector<std::string> fetches{y.name(), grads[0].name(), grads[1].name()};
-  auto two = test::SessionFor(root, 2, 2);
-  auto one = test::SessionFor(root, 1, 2);
-  auto a = test::RunOk(two.get(), {{"w:0", wv}, {"x:0", xv}}, fetches);
-  auto b = test::RunOk(one.get(), {{"w:0", wv}, {"x:0", xv}}, fetches);
-  for (int i = 0; i < 3; ++i) test::ExpectClose(a[i], b[i], 1e-12, 1e-12);
+  auto run = [&](const std::string& device, int num_cpu) {
+    Scope root = Scope::NewRootScope();
+    auto w = ops::Placeholder(root.WithOpName("w"), DataType::kDouble);
+    auto x = ops::Placeholder(root.WithOpName("x"), DataType::kDouble);
+    Output y = nested(root, {w, x}, device);
+    std::vector<NodeOut> grads;
+    REQUIRE(AddSymbolicGradients(root.graph(), {y}, {w, x}, {}, &grads).ok());
+    auto session = test::SessionFor(root, num_cpu, 2);
+    return test::RunOk(session.get(), {{"w:0", wv}, {"x:0", xv}},
+                       {y.name(), grads[0].name(), grads[1].name()});
+  };
+  auto two = run(kCpu1, 2), one = run("", 1);
+  for (int i = 0; i < 3; ++i) test::ExpectClose(two[i], one[i], 1e-12, 1e-12);
+  auto f = [&](const Scope& s, const std::vector<Output>& x) { return nested(s, x, ""); };
   CHECK(test::MaxGradientError(f, {wv, xv}) < 1e-6);
 }
 

@@ -53,7 +53,10 @@ TEST_CASE("Dead values skip every kernel until a Merge", "[control_flow]") {
   Node* sw = ops::AddOp(root.WithOpName("sw"), "Switch", {x, p});
   auto bad = ops::Op(root.WithOpName("bad"), "CheckNumerics", {ops::Log(root, Output(sw, 1))},
                      {{"message", std::string("must not run")}});
-  auto unfed = ops::Placeholder(root.WithOpName("unfed").WithControlDependencies({Output(sw, 1)}),
+  // Control edges carry the deadness of their source node: hang them on an Identity of the
+  // branch (the builders' pivot), not on the Switch itself.
+  auto pivot = ops::Identity(root, Output(sw, 1));
+  auto unfed = ops::Placeholder(root.WithOpName("unfed").WithControlDependencies({pivot}),
                                 DataType::kFloat);
   auto t = ops::Add(root, bad, unfed);
   auto f = ops::Square(root, Output(sw, 0));
@@ -74,13 +77,21 @@ TEST_CASE("ControlTrigger runs even when its control inputs are dead", "[control
   Scope root = Scope::NewRootScope();
   auto p = ops::Placeholder(root.WithOpName("p"), DataType::kBool);
   Node* sw = ops::AddOp(root.WithOpName("sw"), "Switch", {ops::Const(root, 1.0f), p});
-  Node* trig = ops::AddOp(root.WithOpName("trig").WithControlDependencies({Output(sw, 1)}),
+  auto dead = ops::Identity(root, Output(sw, 1));
+  Node* trig = ops::AddOp(root.WithOpName("trig").WithControlDependencies({dead}),
                           "ControlTrigger", {});
+  Node* noop = ops::AddOp(root.WithOpName("noop").WithControlDependencies({dead}), "NoOp", {});
   REQUIRE(trig != nullptr);
-  auto after = ops::Const(root.WithOpName("after").WithControlDependencies(std::vector<Node*>{trig}), 7.0f);
+  auto after =
+      ops::Const(root.WithOpName("after").WithControlDependencies(std::vector<Node*>{trig}), 7.0f);
+  ops::Const(root.WithOpName("after_noop").WithControlDependencies(std::vector<Node*>{noop}), 7.0f);
   auto session = SessionFor(root);
   auto out = RunOk(session.get(), {{"p:0", Tensor::Scalar<bool>(false)}}, {"after:0"});
   CHECK(out[0].scalar<float>() == 7.0f);
+  // A NoOp in the same place is dead, and so is what follows it.
+  std::vector<Tensor> o;
+  Status s = session->Run({{"p:0", Tensor::Scalar<bool>(false)}}, {"after_noop:0"}, {}, &o);
+  CHECK_THAT(s.message(), Catch::Contains("untaken branch"));
 }
 
 TEST_CASE("Switch rejects a non-scalar predicate, naming the node", "[control_flow]") {
