@@ -57,7 +57,7 @@ include(${PROJECT_SOURCE_DIR}/cmake/FlowbenchTests.cmake)
 # --- benchmarks
 if(FLOWBENCH_BENCHMARKS)
   find_package(benchmark REQUIRED)
-  fb_glob(BENCH_SRCS ${PROJECT_SOURCE_DIR}/benchmarks/*_bench.cc)
+  file(GLOB BENCH_SRCS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/benchmarks/*_bench.cc)
   if(BENCH_SRCS)
     add_executable(flowbench-bench ${BENCH_SRCS})
     target_link_libraries(flowbench-bench PRIVATE ${FB_ALL_LIBS} benchmark::benchmark_main)
