@@ -58,6 +58,8 @@ include(${PROJECT_SOURCE_DIR}/cmake/FlowbenchTests.cmake)
 if(FLOWBENCH_BENCHMARKS)
   find_package(benchmark REQUIRED)
   fb_glob(BENCH_SRCS ${PROJECT_SOURCE_DIR}/benchmarks/*_bench.cc)
+  # benchmarks/mpi has its own main and MPI_Init (cmake/mpi.cmake); GLOB_RECURSE would pull it in.
+  list(FILTER BENCH_SRCS EXCLUDE REGEX "/benchmarks/(mpi|gpu)/")
   if(BENCH_SRCS)
     add_executable(flowbench-bench ${BENCH_SRCS})
     target_link_libraries(flowbench-bench PRIVATE ${FB_ALL_LIBS} benchmark::benchmark_main)

@@ -2,8 +2,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstring>
+#include <climits>
+#include <condition_variable>
 #include <deque>
+#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -11,113 +13,39 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/framework/thread_pool.h"
 #include "mpi/mpi_status.h"
+#include "mpi/recv_buffer_pool.h"
+#include "mpi/serial_queue.h"
 
 namespace fb::mpi {
 
 namespace {
 
-constexpr int64_t kDefaultChunkBytes = 64ll << 20;
+constexpr int64_t kDefaultChunkBytes = 256ll << 20;
 
-// Little byte writer/reader for headers.
-void Put(std::string* out, const void* p, size_t n) { out->append(static_cast<const char*>(p), n); }
-template <typename T>
-void Put(std::string* out, T v) { Put(out, &v, sizeof(T)); }
-template <typename T>
-bool Get(const std::string& in, size_t* pos, T* v) {
-  if (*pos + sizeof(T) > in.size()) return false;
-  std::memcpy(v, in.data() + *pos, sizeof(T));
-  *pos += sizeof(T);
-  return true;
-}
-
-struct Header {
-  int64_t step_id = 0;
-  int32_t dtype = 0;
-  int32_t is_dead = 0;
-  int32_t payload_tag = 0;
-  int64_t payload_bytes = 0;
-  int64_t num_chunks = 0;
-  int64_t chunk_bytes = 0;
-  std::vector<int64_t> dims;
-  std::string key;
-};
-
-std::string EncodeHeader(const Header& h) {
-  std::string out;
-  Put(&out, h.step_id);
-  Put(&out, h.dtype);
-  Put(&out, h.is_dead);
-  Put(&out, h.payload_tag);
-  Put(&out, h.payload_bytes);
-  Put(&out, h.num_chunks);
-  Put(&out, h.chunk_bytes);
-  Put(&out, static_cast<int32_t>(h.dims.size()));
-  for (int64_t d : h.dims) Put(&out, d);
-  Put(&out, static_cast<int32_t>(h.key.size()));
-  out += h.key;
-  return out;
-}
-
-bool DecodeHeader(const std::string& in, Header* h) {
-  size_t pos = 0;
-  int32_t rank = 0, key_len = 0;
-  if (!Get(in, &pos, &h->step_id) || !Get(in, &pos, &h->dtype) || !Get(in, &pos, &h->is_dead) ||
-      !Get(in, &pos, &h->payload_tag) || !Get(in, &pos, &h->payload_bytes) ||
-      !Get(in, &pos, &h->num_chunks) || !Get(in, &pos, &h->chunk_bytes) ||
-      !Get(in, &pos, &rank) || rank < 0 || rank > 64 || h->chunk_bytes <= 0)
-    return false;
-  h->dims.resize(rank);
-  for (auto& d : h->dims)
-    if (!Get(in, &pos, &d) || d < 0) return false;
-  if (!Get(in, &pos, &key_len) || key_len < 0 || pos + key_len != in.size()) return false;
-  h->key = in.substr(pos, key_len);
-  return true;
+StatusOr<MPI_Datatype> MpiType(DataType dt) {
+  switch (dt) {
+    case DataType::kFloat: return MPI_FLOAT;
+    case DataType::kDouble: return MPI_DOUBLE;
+    case DataType::kInt32: return MPI_INT32_T;
+    case DataType::kInt64: return MPI_INT64_T;
+    default: return InvalidArgument("MPI allreduce does not support dtype ", DataTypeString(dt));
+  }
 }
 
 }  // namespace
 
-std::string SerializeStrings(const Tensor& t) {
-  std::string out;
-  const std::string* s = t.data<std::string>();
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    Put(&out, static_cast<uint64_t>(s[i].size()));
-    out += s[i];
-  }
-  return out;
-}
-
-Status DeserializeStrings(const std::string& bytes, Tensor* t) {
-  size_t pos = 0;
-  std::string* s = t->data<std::string>();
-  for (int64_t i = 0; i < t->NumElements(); ++i) {
-    uint64_t len = 0;
-    if (!Get(bytes, &pos, &len) || pos + len > bytes.size())
-      return DataLoss("string tensor payload is truncated at element ", i);
-    s[i] = bytes.substr(pos, len);
-    pos += len;
-  }
-  return Status::OK();
-}
-
 struct MpiTransport::Impl {
-  struct Op {  // one message in flight, send or receive
+  // One message or collective in flight. `finish` runs once every request has completed, on the
+  // delivery pool (or the control queue), with the first MPI error if any.
+  struct Op {
     std::vector<MPI_Request> requests;
-    std::string header, strings;  // buffers that must outlive the requests
+    std::string header, bytes;  // buffers that must outlive the requests
     Tensor tensor;
-    SendDone done;             // sends
-    bool is_recv = false;      // receives:
-    int64_t step_id = 0;
-    std::string key;
-    bool is_dead = false;
-  };
-  struct PendingSend {
-    int dst;
-    int64_t step_id;
-    std::string key;
-    Tensor tensor;
-    bool is_dead;
-    SendDone done;
+    Status error;
+    bool control = false;  // finish on the control queue (in order)
+    std::function<void(Op*)> finish;
   };
   struct Arrival {
     std::string key;
@@ -126,16 +54,30 @@ struct MpiTransport::Impl {
   };
 
   std::mutex mu;
-  std::deque<PendingSend> queue;
+  std::condition_variable wake;               // new work for the progress thread
+  std::deque<std::function<void()>> pending;  // work to start on the progress thread
   std::map<int64_t, Sink> sinks;
   std::map<int64_t, std::vector<Arrival>> buffered;
+  ControlHandler control_handler;
+  std::deque<std::pair<int, std::string>> early_control;
   std::vector<std::unique_ptr<Op>> ops;  // progress thread only
   std::map<int, int> next_tag;            // progress thread only
   int tag_ub = 32767;
   std::atomic<int64_t> chunk_bytes{kDefaultChunkBytes};
   std::atomic<int64_t> bytes_sent{0}, bytes_received{0};
   std::atomic<bool> stop{false};
+  RecvBufferPool recv_pool;
+  ThreadPool delivery{"mpi_delivery", 2};
+  SerialQueue control_queue;
   std::thread thread;
+
+  void Post(std::function<void()> fn) {
+    {
+      std::lock_guard<std::mutex> l(mu);
+      pending.push_back(std::move(fn));
+    }
+    wake.notify_one();
+  }
 
   int NextTag(int dst) {
     int& t = next_tag[dst];
@@ -144,130 +86,188 @@ struct MpiTransport::Impl {
   }
 
   void PostChunks(Op* op, char* data, int64_t bytes, int64_t chunk, int peer, int tag, bool send) {
-    for (int64_t off = 0; off < bytes; off += chunk) {
+    for (int64_t off = 0; off < bytes && op->error.ok(); off += chunk) {
       int n = static_cast<int>(std::min(chunk, bytes - off));
       MPI_Request r;
       int rc = send ? MPI_Isend(data + off, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r)
                     : MPI_Irecv(data + off, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r);
-      if (rc != MPI_SUCCESS) {
-        spdlog::error("flowbench mpi: {}", MpiStatus(rc, send ? "MPI_Isend" : "MPI_Irecv").ToString());
-        continue;
-      }
-      op->requests.push_back(r);
+      op->error = MpiStatus(rc, send ? "MPI_Isend" : "MPI_Irecv");
+      if (op->error.ok()) op->requests.push_back(r);
     }
   }
 
-  void StartSend(PendingSend p) {
+  void StartSend(int dst, int64_t step_id, const std::string& key, const Tensor& value,
+                 bool is_dead, SendDone done) {
     auto op = std::make_unique<Op>();
-    op->tensor = p.tensor;
-    op->done = std::move(p.done);
-    Header h;
-    h.step_id = p.step_id;
-    h.is_dead = p.is_dead;
-    h.key = p.key;
+    op->tensor = value;
+    op->finish = [done = std::move(done), dst](Op* o) {
+      if (done) done(o->error.ok() ? o->error : o->error.WithPrefix("send to rank " + std::to_string(dst) + ": "));
+    };
+    TensorHeader h;
+    h.step_id = step_id;
+    h.is_dead = is_dead;
+    h.key = key;
     char* data = nullptr;
-    if (!p.is_dead && p.tensor.IsInitialized()) {
-      h.dtype = static_cast<int32_t>(p.tensor.dtype());
-      h.dims = p.tensor.shape().dim_sizes();
-      if (p.tensor.dtype() == DataType::kString) {
-        op->strings = SerializeStrings(p.tensor);
-        data = op->strings.data();
-        h.payload_bytes = op->strings.size();
+    if (!is_dead && value.IsInitialized()) {
+      h.dtype = static_cast<int32_t>(value.dtype());
+      h.dims = value.shape().dim_sizes();
+      if (value.dtype() == DataType::kString) {
+        op->bytes = SerializeStrings(value);
+        data = op->bytes.data();
+        h.payload_bytes = op->bytes.size();
       } else {
-        data = static_cast<char*>(p.tensor.raw_data());
-        h.payload_bytes = p.tensor.ByteSize();
+        data = static_cast<char*>(const_cast<void*>(static_cast<const void*>(value.raw_data())));
+        h.payload_bytes = value.ByteSize();
       }
+    } else {
+      h.is_dead = 1;
     }
-    int64_t chunk = chunk_bytes.load();
-    h.chunk_bytes = chunk;
-    h.num_chunks = (h.payload_bytes + chunk - 1) / chunk;
-    h.payload_tag = NextTag(p.dst);
+    h.chunk_bytes = chunk_bytes.load();
+    h.payload_tag = NextTag(dst);
     op->header = EncodeHeader(h);
     MPI_Request r;
-    int rc = MPI_Isend(op->header.data(), static_cast<int>(op->header.size()), MPI_BYTE, p.dst,
-                       kHeaderTag, MPI_COMM_WORLD, &r);
-    if (rc != MPI_SUCCESS) {
-      op->done(MpiStatus(rc, "MPI_Isend (header)").WithPrefix("send to rank " + std::to_string(p.dst) + ": "));
-      return;
-    }
-    op->requests.push_back(r);
-    PostChunks(op.get(), data, h.payload_bytes, chunk, p.dst, h.payload_tag, true);
+    op->error = MpiStatus(MPI_Isend(op->header.data(), static_cast<int>(op->header.size()), MPI_BYTE,
+                                    dst, kHeaderTag, MPI_COMM_WORLD, &r),
+                          "MPI_Isend (header)");
+    if (op->error.ok()) op->requests.push_back(r);
+    PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, dst, h.payload_tag, true);
     bytes_sent += h.payload_bytes;
     ops.push_back(std::move(op));
   }
 
-  bool ProbeHeader() {
+  void StartControlSend(int dst, std::string bytes) {
+    auto op = std::make_unique<Op>();
+    op->bytes = std::move(bytes);
+    op->finish = [dst](Op* o) {
+      if (!o->error.ok()) spdlog::error("flowbench mpi: control message to rank {}: {}", dst, o->error.ToString());
+    };
+    MPI_Request r;
+    op->error = MpiStatus(MPI_Isend(op->bytes.data(), static_cast<int>(op->bytes.size()), MPI_BYTE,
+                                    dst, kControlTag, MPI_COMM_WORLD, &r),
+                          "MPI_Isend (control)");
+    if (op->error.ok()) op->requests.push_back(r);
+    ops.push_back(std::move(op));
+  }
+
+  void StartAllreduce(MPI_Comm comm, void* data, int64_t count, DataType dtype, SendDone done) {
+    auto op = std::make_unique<Op>();
+    op->finish = [done = std::move(done)](Op* o) { done(o->error); };
+    auto type = MpiType(dtype);
+    if (!type.ok()) op->error = type.status();
+    else if (count > INT_MAX) op->error = InvalidArgument("MPI allreduce of ", count, " elements exceeds INT_MAX");
+    MPI_Request r;
+    if (op->error.ok()) {
+      op->error = MpiStatus(MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), *type,
+                                           MPI_SUM, comm, &r),
+                            "MPI_Iallreduce");
+      if (op->error.ok()) op->requests.push_back(r);
+    }
+    ops.push_back(std::move(op));
+  }
+
+  // Receives one message of `tag` if there is one; returns whether it did.
+  bool Receive(int tag) {
     int flag = 0;
     MPI_Message msg;
     MPI_Status st;
-    if (MPI_Improbe(MPI_ANY_SOURCE, kHeaderTag, MPI_COMM_WORLD, &flag, &msg, &st) != MPI_SUCCESS ||
-        !flag)
+    if (MPI_Improbe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &flag, &msg, &st) != MPI_SUCCESS || !flag)
       return false;
     int count = 0;
     MPI_Get_count(&st, MPI_BYTE, &count);
     std::string buf(count, '\0');
     MPI_Mrecv(buf.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-    Header h;
-    if (!DecodeHeader(buf, &h)) {
-      spdlog::error("flowbench mpi: malformed header from rank {}", st.MPI_SOURCE);
-      return true;
+    if (tag == kControlTag) {
+      int src = st.MPI_SOURCE;
+      control_queue.Schedule([this, src, b = std::move(buf)] { HandleControl(src, b); });
+    } else {
+      StartRecv(st.MPI_SOURCE, buf);
+    }
+    return true;
+  }
+
+  void StartRecv(int src, const std::string& header) {
+    TensorHeader h;
+    Status s = DecodeHeader(header, &h);
+    if (!s.ok()) {
+      spdlog::error("flowbench mpi: from rank {}: {}", src, s.ToString());
+      return;
     }
     auto op = std::make_unique<Op>();
-    op->is_recv = true;
-    op->step_id = h.step_id;
-    op->key = h.key;
-    op->is_dead = h.is_dead;
     char* data = nullptr;
     if (!h.is_dead) {
-      DataType dt = static_cast<DataType>(h.dtype);
-      op->tensor = Tensor(dt, TensorShape(h.dims));
+      auto dt = static_cast<DataType>(h.dtype);
+      op->tensor = Tensor(dt, TensorShape(h.dims), &recv_pool);
       if (dt == DataType::kString) {
-        op->strings.resize(h.payload_bytes);
-        data = op->strings.data();
+        op->bytes.resize(h.payload_bytes);
+        data = op->bytes.data();
       } else {
         data = static_cast<char*>(op->tensor.raw_data());
       }
     }
-    PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, st.MPI_SOURCE, h.payload_tag, false);
+    op->finish = [this, step = h.step_id, key = h.key, dead = h.is_dead != 0, src](Op* o) {
+      if (!o->error.ok()) {
+        spdlog::error("flowbench mpi: receive of '{}' from rank {}: {}", key, src, o->error.ToString());
+        return;
+      }
+      if (!dead && o->tensor.dtype() == DataType::kString) {
+        Status s = DeserializeStrings(o->bytes, &o->tensor);
+        if (!s.ok()) spdlog::error("flowbench mpi: key {}: {}", key, s.ToString());
+      }
+      Deliver(step, key, o->tensor, dead);
+    };
+    PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, src, h.payload_tag, false);
     bytes_received += h.payload_bytes;
     ops.push_back(std::move(op));
-    return true;
   }
 
-  void Deliver(Op* op) {
-    if (!op->is_dead && op->tensor.dtype() == DataType::kString) {
-      Status s = DeserializeStrings(op->strings, &op->tensor);
-      if (!s.ok()) spdlog::error("flowbench mpi: key {}: {}", op->key, s.ToString());
-    }
+  void Deliver(int64_t step_id, const std::string& key, const Tensor& value, bool is_dead) {
     Sink sink;
     {
       std::lock_guard<std::mutex> l(mu);
-      auto it = sinks.find(op->step_id);
+      auto it = sinks.find(step_id);
       if (it == sinks.end()) {
-        buffered[op->step_id].push_back({op->key, op->tensor, op->is_dead});
+        buffered[step_id].push_back({key, value, is_dead});
         return;
       }
       sink = it->second;
     }
-    sink(op->key, op->tensor, op->is_dead);
+    sink(key, value, is_dead);
   }
 
+  void HandleControl(int src, const std::string& bytes) {
+    ControlHandler h;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      if (!control_handler) {
+        early_control.emplace_back(src, bytes);
+        return;
+      }
+      h = control_handler;
+    }
+    h(src, bytes);
+  }
+
+  // Tests every op once; completed ones are finished off the progress thread.
   bool TestOps() {
     bool progress = false;
     for (size_t i = 0; i < ops.size();) {
       Op* op = ops[i].get();
       int flag = 1;
-      if (!op->requests.empty())
-        MPI_Testall(static_cast<int>(op->requests.size()), op->requests.data(), &flag,
-                    MPI_STATUSES_IGNORE);
+      if (!op->requests.empty()) {
+        int rc = MPI_Testall(static_cast<int>(op->requests.size()), op->requests.data(), &flag,
+                             MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS && op->error.ok()) op->error = MpiStatus(rc, "MPI_Testall"), flag = 1;
+      }
       if (!flag) {
         ++i;
         continue;
       }
       progress = true;
-      if (op->is_recv) Deliver(op); else op->done(Status::OK());
+      std::shared_ptr<Op> done(std::move(ops[i]));
       ops[i] = std::move(ops.back());
       ops.pop_back();
+      auto fn = [done] { done->finish(done.get()); };
+      if (done->control) control_queue.Schedule(fn); else delivery.Schedule(fn);
     }
     return progress;
   }
@@ -275,32 +275,45 @@ struct MpiTransport::Impl {
   void Loop() {
     int idle = 0;
     for (;;) {
-      std::deque<PendingSend> sends;
+      std::deque<std::function<void()>> work;
       {
         std::lock_guard<std::mutex> l(mu);
-        sends.swap(queue);
+        work.swap(pending);
       }
-      bool progress = !sends.empty();
-      for (auto& p : sends) StartSend(std::move(p));
-      while (ProbeHeader()) progress = true;
+      bool progress = !work.empty();
+      for (auto& fn : work) fn();
+      while (Receive(kHeaderTag)) progress = true;
+      while (Receive(kControlTag)) progress = true;
       progress = TestOps() || progress;
       if (stop.load() && ops.empty()) {
         std::lock_guard<std::mutex> l(mu);
-        if (queue.empty()) return;
+        if (pending.empty()) return;
       }
-      // Transfers in flight progress only inside MPI calls: keep polling while any is
-      // outstanding, as MPI_Waitall does (yielding now and then for oversubscribed ranks); back
-      // off to short sleeps only when fully idle.
-      if (progress) {
-        idle = 0;
-      } else if (!ops.empty()) {
-        if (++idle % 4096 == 0) std::this_thread::yield();
-      } else if (++idle < 200) {
-        std::this_thread::yield();
-      } else {
-        std::this_thread::sleep_for(std::chrono::microseconds(idle > 5000 ? 200 : 20));
-      }
+      Idle(progress, &idle);
     }
+  }
+
+  // Transfers in flight progress only inside MPI calls: poll without sleeping while any is
+  // outstanding (as MPI_Waitall does), yielding now and then for oversubscribed ranks. When
+  // nothing is in flight, wait on `wake` with a timeout that grows with the idle time (20 us up
+  // to 1 ms) so incoming headers are still noticed quickly.
+  void Idle(bool progress, int* idle) {
+    if (progress) {
+      *idle = 0;
+      return;
+    }
+    ++*idle;
+    if (!ops.empty()) {
+      if (*idle % 64 == 0) std::this_thread::yield();
+      return;
+    }
+    if (*idle < 64) {
+      std::this_thread::yield();
+      return;
+    }
+    auto timeout = std::chrono::microseconds(*idle < 2000 ? 20 : 1000);
+    std::unique_lock<std::mutex> l(mu);
+    wake.wait_for(l, timeout, [&] { return !pending.empty() || stop.load(); });
   }
 };
 
@@ -321,8 +334,9 @@ MpiTransport* MpiTransport::Get() {
 
 void MpiTransport::Send(int dst, int64_t step_id, const std::string& key, const Tensor& value,
                         bool is_dead, SendDone done) {
-  std::lock_guard<std::mutex> l(impl_->mu);
-  impl_->queue.push_back({dst, step_id, key, value, is_dead, std::move(done)});
+  impl_->Post([this, dst, step_id, key, value, is_dead, done = std::move(done)]() mutable {
+    impl_->StartSend(dst, step_id, key, value, is_dead, std::move(done));
+  });
 }
 
 void MpiTransport::RegisterStep(int64_t step_id, Sink sink) {
@@ -342,11 +356,41 @@ void MpiTransport::RegisterStep(int64_t step_id, Sink sink) {
 void MpiTransport::UnregisterStep(int64_t step_id) {
   std::lock_guard<std::mutex> l(impl_->mu);
   impl_->sinks.erase(step_id);
+  impl_->buffered.erase(step_id);
+}
+
+void MpiTransport::SendControl(int dst, std::string bytes) {
+  impl_->Post([this, dst, b = std::move(bytes)]() mutable { impl_->StartControlSend(dst, std::move(b)); });
+}
+
+void MpiTransport::SetControlHandler(ControlHandler handler) {
+  // Runs on the control queue so early messages keep their order relative to later ones; waits
+  // so that no message reaches the old handler once this returns.
+  std::promise<void> installed;
+  impl_->control_queue.Schedule([this, &installed, handler = std::move(handler)] {
+    std::deque<std::pair<int, std::string>> early;
+    {
+      std::lock_guard<std::mutex> l(impl_->mu);
+      impl_->control_handler = handler;
+      if (handler) early.swap(impl_->early_control);
+    }
+    for (auto& [src, bytes] : early) handler(src, bytes);
+    installed.set_value();
+  });
+  installed.get_future().wait();
+}
+
+void MpiTransport::Allreduce(MPI_Comm comm, void* data, int64_t count, DataType dtype,
+                             SendDone done) {
+  impl_->Post([this, comm, data, count, dtype, done = std::move(done)]() mutable {
+    impl_->StartAllreduce(comm, data, count, dtype, std::move(done));
+  });
 }
 
 void MpiTransport::Shutdown() {
   if (!impl_->thread.joinable()) return;
   impl_->stop = true;
+  impl_->wake.notify_all();
   impl_->thread.join();
 }
 
