@@ -23,6 +23,7 @@ namespace fb::mpi {
 namespace {
 
 constexpr int64_t kDefaultChunkBytes = 256ll << 20;
+constexpr int64_t kDefaultWindowBytes = 64ll << 20;
 
 StatusOr<MPI_Datatype> MpiType(DataType dt) {
   switch (dt) {
@@ -37,15 +38,29 @@ StatusOr<MPI_Datatype> MpiType(DataType dt) {
 }  // namespace
 
 struct MpiTransport::Impl {
-  // One message or collective in flight. `finish` runs once every request has completed, on the
-  // delivery pool (or the control queue), with the first MPI error if any.
+  // One message or collective in flight. `finish` runs once all its requests have completed, on
+  // the delivery pool, with the first MPI error if any.
   struct Op {
-    std::vector<MPI_Request> requests;
+    int outstanding = 0;        // requests not yet complete
     std::string header, bytes;  // buffers that must outlive the requests
     Tensor tensor;
     Status error;
-    bool control = false;  // finish on the control queue (in order)
+    int window_peer = -1;  // sends: the destination whose window this op holds
+    int64_t window_bytes = 0;
     std::function<void(Op*)> finish;
+  };
+  // A tensor waiting for room in its destination's window.
+  struct QueuedSend {
+    int64_t step_id;
+    std::string key;
+    Tensor value;
+    bool is_dead;
+    SendDone done;
+  };
+  struct Peer {
+    int next_tag = kFirstPayloadTag;
+    int64_t inflight_bytes = 0;
+    std::deque<QueuedSend> waiting;
   };
   struct Arrival {
     std::string key;
@@ -60,10 +75,17 @@ struct MpiTransport::Impl {
   std::map<int64_t, std::vector<Arrival>> buffered;
   ControlHandler control_handler;
   std::deque<std::pair<int, std::string>> early_control;
-  std::vector<std::unique_ptr<Op>> ops;  // progress thread only
-  std::map<int, int> next_tag;            // progress thread only
+  // Progress thread only: the ops in flight, all their requests in one array (one MPI_Testsome
+  // per loop instead of one test per op: under MPI_THREAD_MULTIPLE every call takes Open MPI's
+  // locks and runs its progress engine) with the op of each request, and per-peer state.
+  std::vector<std::unique_ptr<Op>> ops;
+  std::vector<MPI_Request> requests;
+  std::vector<Op*> request_ops;
+  std::vector<int> completed;
+  std::map<int, Peer> peers;
   int tag_ub = 32767;
   std::atomic<int64_t> chunk_bytes{kDefaultChunkBytes};
+  std::atomic<int64_t> window_bytes{kDefaultWindowBytes};
   std::atomic<int64_t> bytes_sent{0}, bytes_received{0};
   std::atomic<bool> stop{false};
   RecvBufferPool recv_pool;
@@ -80,9 +102,39 @@ struct MpiTransport::Impl {
   }
 
   int NextTag(int dst) {
-    int& t = next_tag[dst];
+    int& t = peers[dst].next_tag;
     if (t < kFirstPayloadTag || t >= tag_ub) t = kFirstPayloadTag;
     return t++;
+  }
+
+  // Records request `r` of `op` (posted with return code `rc`).
+  void Track(Op* op, int rc, MPI_Request r, const char* what) {
+    Status s = MpiStatus(rc, what);
+    if (!s.ok()) {
+      if (op->error.ok()) op->error = s;
+      return;
+    }
+    requests.push_back(r);
+    request_ops.push_back(op);
+    ++op->outstanding;
+  }
+
+  // Takes an op whose requests are posted (or that failed before posting any).
+  void Add(std::unique_ptr<Op> op) {
+    if (op->outstanding == 0) return Finish(std::move(op));
+    ops.push_back(std::move(op));
+  }
+
+  // Releases the op's window share (starting sends that now fit) and runs `finish` off the
+  // progress thread.
+  void Finish(std::unique_ptr<Op> op) {
+    if (op->window_peer >= 0) {
+      Peer& peer = peers[op->window_peer];
+      peer.inflight_bytes -= op->window_bytes;
+      StartWaiting(op->window_peer);
+    }
+    std::shared_ptr<Op> done(std::move(op));
+    delivery.Schedule([done] { done->finish(done.get()); });
   }
 
   void PostChunks(Op* op, char* data, int64_t bytes, int64_t chunk, int peer, int tag, bool send) {
@@ -91,48 +143,70 @@ struct MpiTransport::Impl {
       MPI_Request r;
       int rc = send ? MPI_Isend(data + off, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r)
                     : MPI_Irecv(data + off, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r);
-      op->error = MpiStatus(rc, send ? "MPI_Isend" : "MPI_Irecv");
-      if (op->error.ok()) op->requests.push_back(r);
+      Track(op, rc, r, send ? "MPI_Isend" : "MPI_Irecv");
     }
   }
 
-  void StartSend(int dst, int64_t step_id, const std::string& key, const Tensor& value,
-                 bool is_dead, SendDone done) {
+  static int64_t PayloadBytes(const Tensor& v, bool is_dead) {
+    if (is_dead || !v.IsInitialized()) return 0;
+    return v.dtype() == DataType::kString ? static_cast<int64_t>(v.TotalBytes()) : v.ByteSize();
+  }
+
+  // Flow control: at most window_bytes of payload in flight per destination (at least one
+  // tensor), so a burst of sends does not make the receiver allocate every buffer at once and
+  // Open MPI does not schedule hundreds of rendezvous transfers against each other.
+  void EnqueueSend(int dst, QueuedSend q) {
+    peers[dst].waiting.push_back(std::move(q));
+    StartWaiting(dst);
+  }
+
+  void StartWaiting(int dst) {
+    Peer& peer = peers[dst];
+    while (!peer.waiting.empty()) {
+      int64_t bytes = PayloadBytes(peer.waiting.front().value, peer.waiting.front().is_dead);
+      if (peer.inflight_bytes > 0 && peer.inflight_bytes + bytes > window_bytes.load()) return;
+      QueuedSend q = std::move(peer.waiting.front());
+      peer.waiting.pop_front();
+      peer.inflight_bytes += bytes;
+      StartSend(dst, std::move(q), bytes);
+    }
+  }
+
+  void StartSend(int dst, QueuedSend q, int64_t window_share) {
     auto op = std::make_unique<Op>();
-    op->tensor = value;
-    op->finish = [done = std::move(done), dst](Op* o) {
+    op->tensor = q.value;
+    op->window_peer = dst;
+    op->window_bytes = window_share;
+    op->finish = [done = std::move(q.done), dst](Op* o) {
       if (done) done(o->error.ok() ? o->error : o->error.WithPrefix("send to rank " + std::to_string(dst) + ": "));
     };
     TensorHeader h;
-    h.step_id = step_id;
-    h.is_dead = is_dead;
-    h.key = key;
+    h.step_id = q.step_id;
+    h.is_dead = q.is_dead || !q.value.IsInitialized();
+    h.key = std::move(q.key);
     char* data = nullptr;
-    if (!is_dead && value.IsInitialized()) {
-      h.dtype = static_cast<int32_t>(value.dtype());
-      h.dims = value.shape().dim_sizes();
-      if (value.dtype() == DataType::kString) {
-        op->bytes = SerializeStrings(value);
+    if (!h.is_dead) {
+      h.dtype = static_cast<int32_t>(q.value.dtype());
+      h.dims = q.value.shape().dim_sizes();
+      if (q.value.dtype() == DataType::kString) {
+        op->bytes = SerializeStrings(q.value);
         data = op->bytes.data();
         h.payload_bytes = op->bytes.size();
       } else {
-        data = static_cast<char*>(const_cast<void*>(static_cast<const void*>(value.raw_data())));
-        h.payload_bytes = value.ByteSize();
+        data = static_cast<char*>(const_cast<void*>(static_cast<const void*>(q.value.raw_data())));
+        h.payload_bytes = q.value.ByteSize();
       }
-    } else {
-      h.is_dead = 1;
     }
     h.chunk_bytes = chunk_bytes.load();
     h.payload_tag = NextTag(dst);
     op->header = EncodeHeader(h);
     MPI_Request r;
-    op->error = MpiStatus(MPI_Isend(op->header.data(), static_cast<int>(op->header.size()), MPI_BYTE,
-                                    dst, kHeaderTag, MPI_COMM_WORLD, &r),
-                          "MPI_Isend (header)");
-    if (op->error.ok()) op->requests.push_back(r);
+    int rc = MPI_Isend(op->header.data(), static_cast<int>(op->header.size()), MPI_BYTE, dst,
+                       kHeaderTag, MPI_COMM_WORLD, &r);
+    Track(op.get(), rc, r, "MPI_Isend (header)");
     PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, dst, h.payload_tag, true);
     bytes_sent += h.payload_bytes;
-    ops.push_back(std::move(op));
+    Add(std::move(op));
   }
 
   void StartControlSend(int dst, std::string bytes) {
@@ -142,11 +216,10 @@ struct MpiTransport::Impl {
       if (!o->error.ok()) spdlog::error("flowbench mpi: control message to rank {}: {}", dst, o->error.ToString());
     };
     MPI_Request r;
-    op->error = MpiStatus(MPI_Isend(op->bytes.data(), static_cast<int>(op->bytes.size()), MPI_BYTE,
-                                    dst, kControlTag, MPI_COMM_WORLD, &r),
-                          "MPI_Isend (control)");
-    if (op->error.ok()) op->requests.push_back(r);
-    ops.push_back(std::move(op));
+    int rc = MPI_Isend(op->bytes.data(), static_cast<int>(op->bytes.size()), MPI_BYTE, dst,
+                       kControlTag, MPI_COMM_WORLD, &r);
+    Track(op.get(), rc, r, "MPI_Isend (control)");
+    Add(std::move(op));
   }
 
   void StartAllreduce(MPI_Comm comm, void* data, int64_t count, DataType dtype, SendDone done) {
@@ -157,12 +230,10 @@ struct MpiTransport::Impl {
     else if (count > INT_MAX) op->error = InvalidArgument("MPI allreduce of ", count, " elements exceeds INT_MAX");
     MPI_Request r;
     if (op->error.ok()) {
-      op->error = MpiStatus(MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), *type,
-                                           MPI_SUM, comm, &r),
-                            "MPI_Iallreduce");
-      if (op->error.ok()) op->requests.push_back(r);
+      int rc = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), *type, MPI_SUM, comm, &r);
+      Track(op.get(), rc, r, "MPI_Iallreduce");
     }
-    ops.push_back(std::move(op));
+    Add(std::move(op));
   }
 
   // Receives one message of `tag` if there is one; returns whether it did.
@@ -217,7 +288,7 @@ struct MpiTransport::Impl {
     };
     PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, src, h.payload_tag, false);
     bytes_received += h.payload_bytes;
-    ops.push_back(std::move(op));
+    Add(std::move(op));
   }
 
   void Deliver(int64_t step_id, const std::string& key, const Tensor& value, bool is_dead) {
@@ -247,29 +318,39 @@ struct MpiTransport::Impl {
     h(src, bytes);
   }
 
-  // Tests every op once; completed ones are finished off the progress thread.
-  bool TestOps() {
-    bool progress = false;
-    for (size_t i = 0; i < ops.size();) {
-      Op* op = ops[i].get();
-      int flag = 1;
-      if (!op->requests.empty()) {
-        int rc = MPI_Testall(static_cast<int>(op->requests.size()), op->requests.data(), &flag,
-                             MPI_STATUSES_IGNORE);
-        if (rc != MPI_SUCCESS && op->error.ok()) op->error = MpiStatus(rc, "MPI_Testall"), flag = 1;
+  // One MPI_Testsome over every request in flight; finishes the ops whose requests all completed.
+  bool TestRequests() {
+    if (requests.empty()) return false;
+    int n = static_cast<int>(requests.size()), count = 0;
+    completed.resize(n);
+    int rc = MPI_Testsome(n, requests.data(), &count, completed.data(), MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) {  // a failed request: fail every op (MPI's state is unknown)
+      Status s = MpiStatus(rc, "MPI_Testsome");
+      std::vector<std::unique_ptr<Op>> failed;
+      failed.swap(ops);
+      requests.clear(), request_ops.clear();
+      for (auto& op : failed) {
+        if (op->error.ok()) op->error = s;
+        Finish(std::move(op));
       }
-      if (!flag) {
-        ++i;
-        continue;
-      }
-      progress = true;
-      std::shared_ptr<Op> done(std::move(ops[i]));
-      ops[i] = std::move(ops.back());
-      ops.pop_back();
-      auto fn = [done] { done->finish(done.get()); };
-      if (done->control) control_queue.Schedule(fn); else delivery.Schedule(fn);
+      return true;
     }
-    return progress;
+    if (count <= 0) return false;  // 0, or MPI_UNDEFINED
+    bool any_done = false;
+    for (int i = 0; i < count; ++i) any_done |= --request_ops[completed[i]]->outstanding == 0;
+    // Drop completed requests (MPI set them to MPI_REQUEST_NULL), keeping the order.
+    size_t keep = 0;
+    for (size_t i = 0; i < requests.size(); ++i)
+      if (requests[i] != MPI_REQUEST_NULL) requests[keep] = requests[i], request_ops[keep++] = request_ops[i];
+    requests.resize(keep), request_ops.resize(keep);
+    if (any_done) {
+      std::vector<std::unique_ptr<Op>> still;
+      std::vector<std::unique_ptr<Op>> done;
+      for (auto& op : ops) (op->outstanding == 0 ? done : still).push_back(std::move(op));
+      ops.swap(still);
+      for (auto& op : done) Finish(std::move(op));
+    }
+    return true;
   }
 
   void Loop() {
@@ -284,7 +365,7 @@ struct MpiTransport::Impl {
       for (auto& fn : work) fn();
       while (Receive(kHeaderTag)) progress = true;
       while (Receive(kControlTag)) progress = true;
-      progress = TestOps() || progress;
+      progress = TestRequests() || progress;
       if (stop.load() && ops.empty()) {
         std::lock_guard<std::mutex> l(mu);
         if (pending.empty()) return;
@@ -334,8 +415,8 @@ MpiTransport* MpiTransport::Get() {
 
 void MpiTransport::Send(int dst, int64_t step_id, const std::string& key, const Tensor& value,
                         bool is_dead, SendDone done) {
-  impl_->Post([this, dst, step_id, key, value, is_dead, done = std::move(done)]() mutable {
-    impl_->StartSend(dst, step_id, key, value, is_dead, std::move(done));
+  impl_->Post([this, dst, q = Impl::QueuedSend{step_id, key, value, is_dead, std::move(done)}]() mutable {
+    impl_->EnqueueSend(dst, std::move(q));
   });
 }
 
@@ -395,6 +476,7 @@ void MpiTransport::Shutdown() {
 }
 
 void MpiTransport::set_chunk_bytes(int64_t bytes) { impl_->chunk_bytes = std::max<int64_t>(1, bytes); }
+void MpiTransport::set_window_bytes(int64_t bytes) { impl_->window_bytes = std::max<int64_t>(1, bytes); }
 int64_t MpiTransport::bytes_sent() const { return impl_->bytes_sent.load(); }
 int64_t MpiTransport::bytes_received() const { return impl_->bytes_received.load(); }
 

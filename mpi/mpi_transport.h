@@ -13,6 +13,7 @@
 //   payload tags     [kFirstPayloadTag, MPI_TAG_UB): drawn by the sender from a per-destination
 //                    counter, one tag per tensor; the payload goes in chunks of at most
 //                    `chunk_bytes` (default 256 MiB), in order (MPI's non-overtaking rule).
+// Sends to one destination are started in order with at most `window_bytes` of payload in flight.
 // So a rendezvous key maps to (peer rank = the rank hosting the destination device, tag = the
 // payload tag named in its header). The payload is sent from the tensor's buffer itself (no
 // copy); strings are length-prefixed. The receiver matches headers from any source
@@ -71,6 +72,9 @@ class MpiTransport {
   void Shutdown();
 
   void set_chunk_bytes(int64_t bytes);
+  // Flow control: payload bytes in flight per destination before further sends to it wait
+  // (default 64 MiB; one tensor is always allowed).
+  void set_window_bytes(int64_t bytes);
   int64_t bytes_sent() const;
   int64_t bytes_received() const;
 

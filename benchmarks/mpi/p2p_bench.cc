@@ -1,6 +1,6 @@
 // Point-to-point bandwidth of flowbench remote Send/Recv (MpiRendezvous over MpiTransport) next to
 // plain MPI_Isend/MPI_Irecv, in the same run, for 4 B to 256 MiB (issue 5, whitepaper 3.3).
-// Run: mpirun -np 2 build/flowbench-mpi-bench [--max-bytes N]
+// Run: mpirun -np 2 build/flowbench-mpi-bench [--min-bytes N] [--max-bytes N]
 // Rank 0 sends `iters` messages of each size to rank 1, which acknowledges the last one;
 // bandwidth = iters * bytes / time. Prints a table and the flowbench/MPI ratio per size.
 #include <mpi.h>
@@ -85,9 +85,11 @@ double Flowbench(int64_t bytes, int iters, int64_t* step, const ClusterSpec& clu
 }
 
 int Main(int argc, char** argv) {
-  int64_t max_bytes = 256ll << 20;
-  for (int i = 1; i + 1 < argc; ++i)
+  int64_t min_bytes = 4, max_bytes = 256ll << 20;
+  for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--max-bytes") max_bytes = std::stoll(argv[i + 1]);
+    if (std::string(argv[i]) == "--min-bytes") min_bytes = std::stoll(argv[i + 1]);
+  }
   if (WorldSize() != 2) {
     if (WorldRank() == 0) std::fprintf(stderr, "flowbench-mpi-bench needs exactly 2 ranks\n");
     return 1;
@@ -99,7 +101,7 @@ int Main(int argc, char** argv) {
   int64_t step = 0;
   if (WorldRank() == 0)
     std::printf("%12s %8s %14s %14s %8s\n", "bytes", "iters", "mpi_MB/s", "flowbench_MB/s", "ratio");
-  for (int64_t bytes = 4; bytes <= max_bytes; bytes *= 4) {
+  for (int64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
     int iters = ItersFor(bytes);
     RawMpi(comm, bytes, std::min(iters, 10), &buf);  // warm-up
     double raw = RawMpi(comm, bytes, iters, &buf);
