@@ -16,7 +16,6 @@
 #include "engine/framework/thread_pool.h"
 #include "mpi/mpi_status.h"
 #include "mpi/recv_buffer_pool.h"
-#include "mpi/serial_queue.h"
 
 namespace fb::mpi {
 
@@ -24,6 +23,8 @@ namespace {
 
 constexpr int64_t kDefaultChunkBytes = 256ll << 20;
 constexpr int64_t kDefaultWindowBytes = 64ll << 20;
+using Clock = std::chrono::steady_clock;
+constexpr auto kSpinAfterActivity = std::chrono::milliseconds(5);
 
 StatusOr<MPI_Datatype> MpiType(DataType dt) {
   switch (dt) {
@@ -90,7 +91,6 @@ struct MpiTransport::Impl {
   std::atomic<bool> stop{false};
   RecvBufferPool recv_pool;
   ThreadPool delivery{"mpi_delivery", 2};
-  SerialQueue control_queue;
   std::thread thread;
 
   void Post(std::function<void()> fn) {
@@ -248,8 +248,7 @@ struct MpiTransport::Impl {
     std::string buf(count, '\0');
     MPI_Mrecv(buf.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
     if (tag == kControlTag) {
-      int src = st.MPI_SOURCE;
-      control_queue.Schedule([this, src, b = std::move(buf)] { HandleControl(src, b); });
+      HandleControl(st.MPI_SOURCE, buf);  // inline: handlers never block (see the header)
     } else {
       StartRecv(st.MPI_SOURCE, buf);
     }
@@ -354,7 +353,8 @@ struct MpiTransport::Impl {
   }
 
   void Loop() {
-    int idle = 0;
+    Clock::time_point last_activity = Clock::now();
+    int spins = 0;
     for (;;) {
       std::deque<std::function<void()>> work;
       {
@@ -370,29 +370,28 @@ struct MpiTransport::Impl {
         std::lock_guard<std::mutex> l(mu);
         if (pending.empty()) return;
       }
-      Idle(progress, &idle);
+      Idle(progress, &last_activity, &spins);
     }
   }
 
   // Transfers in flight progress only inside MPI calls: poll without sleeping while any is
   // outstanding (as MPI_Waitall does), yielding now and then for oversubscribed ranks. When
-  // nothing is in flight, wait on `wake` with a timeout that grows with the idle time (20 us up
-  // to 1 ms) so incoming headers are still noticed quickly.
-  void Idle(bool progress, int* idle) {
+  // nothing is in flight, keep polling (yielding) for kSpinAfterActivity after the last activity,
+  // since the next message of a step (a header, "run", "done") usually follows within
+  // microseconds, then wait on `wake` with timeouts of 50 us, and of 1 ms after a second of
+  // idleness, so an idle rank costs little CPU but still notices incoming headers.
+  void Idle(bool progress, Clock::time_point* last_activity, int* spins) {
+    auto now = Clock::now();
     if (progress) {
-      *idle = 0;
+      *last_activity = now;
       return;
     }
-    ++*idle;
-    if (!ops.empty()) {
-      if (*idle % 64 == 0) std::this_thread::yield();
+    if (!ops.empty() || now - *last_activity < kSpinAfterActivity) {
+      if (++*spins % 16 == 0) std::this_thread::yield();
       return;
     }
-    if (*idle < 64) {
-      std::this_thread::yield();
-      return;
-    }
-    auto timeout = std::chrono::microseconds(*idle < 2000 ? 20 : 1000);
+    auto timeout = now - *last_activity < std::chrono::seconds(1) ? std::chrono::microseconds(50)
+                                                                   : std::chrono::microseconds(1000);
     std::unique_lock<std::mutex> l(mu);
     wake.wait_for(l, timeout, [&] { return !pending.empty() || stop.load(); });
   }
@@ -445,10 +444,11 @@ void MpiTransport::SendControl(int dst, std::string bytes) {
 }
 
 void MpiTransport::SetControlHandler(ControlHandler handler) {
-  // Runs on the control queue so early messages keep their order relative to later ones; waits
-  // so that no message reaches the old handler once this returns.
+  // Runs on the progress thread, which also delivers control messages, so early messages keep
+  // their order relative to later ones; waits so that no message reaches the old handler once
+  // this returns.
   std::promise<void> installed;
-  impl_->control_queue.Schedule([this, &installed, handler = std::move(handler)] {
+  impl_->Post([this, &installed, handler = std::move(handler)] {
     std::deque<std::pair<int, std::string>> early;
     {
       std::lock_guard<std::mutex> l(impl_->mu);

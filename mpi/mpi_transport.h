@@ -36,7 +36,8 @@ class MpiTransport {
  public:
   using SendDone = std::function<void(const Status&)>;
   using Sink = std::function<void(const std::string& key, const Tensor& value, bool is_dead)>;
-  // A control message from rank `src`; runs on the delivery pool.
+  // A control message from rank `src`; runs on the progress thread and must not block (no MPI
+  // waits, no waiting for other messages; sending is fine).
   using ControlHandler = std::function<void(int src, const std::string& bytes)>;
   static constexpr int kHeaderTag = 1;
   static constexpr int kControlTag = 2;

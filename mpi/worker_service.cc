@@ -18,7 +18,7 @@ class WorkerService {
  public:
   WorkerService(Worker* worker, int master) : worker_(worker), master_(master) {}
 
-  // Runs on the transport's control queue, one message at a time.
+  // Runs on the transport's progress thread, one message at a time, in arrival order.
   void Handle(int src, const std::string& bytes) {
     auto msg = DecodeControl(bytes);
     if (!msg.ok()) {
@@ -53,8 +53,8 @@ class WorkerService {
  private:
   void Reply(ControlMessage m) { MpiTransport::Get()->SendControl(master_, EncodeControl(m)); }
 
-  // Fault injection: an unresponsive process stops answering everything (runs, pings: they wait
-  // behind this one on the control queue) for a while.
+  // Fault injection: an unresponsive process stops answering everything (runs, pings and data:
+  // the progress thread sleeps) for a while.
   void MaybeHang() {
     const WorkerOptions& o = worker_->options();
     ++runs_seen_;

@@ -4,7 +4,8 @@
 // (1 float), a dense model (`--dense` floats) and a sparse model (32 random rows of a
 // [`--rows`, 64] embedding gathered on the ps). Reports the median step time against the number
 // of workers, next to a hand-written MPI loop doing the same exchanges (MPI_Isend/MPI_Recv of the
-// same bytes, the same sums) in the same run.
+// same bytes, the same sums) in the same run, once with the data alone and once also with the
+// master's per-step "run" and "done" messages (raw_run_done).
 // Run: mpirun -np 4 build/flowbench-mpi-null-step [--steps 20] [--dense 1048576] [--rows 100000]
 // Rank 0 is /job:ps/task:0 (and the master); ranks 1.. are /job:worker/task:0...
 #include <mpi.h>
@@ -127,7 +128,9 @@ std::vector<std::vector<double>> RunFlowbench(const Config& c, const std::vector
 
 // The same exchanges as one hand-written MPI loop: ps sends the (gathered) parameters to each of
 // `workers` workers, each multiplies by 0.5 and sends back, the ps sums into the accumulator.
-double RawStep(MPI_Comm comm, const Model& m, int workers, std::vector<float>* params,
+// With `control`, the loop also does what flowbench's master does around the data: a "run"
+// message to each worker before and a "done" message from each after (one int each).
+double RawStep(MPI_Comm comm, const Model& m, int workers, bool control, std::vector<float>* params,
                std::vector<float>* acc, std::vector<float>* buf) {
   int rank = WorldRank();
   int64_t n = m.fetch_shape.num_elements();
@@ -140,24 +143,33 @@ double RawStep(MPI_Comm comm, const Model& m, int workers, std::vector<float>* p
         std::memcpy(buf->data() + i * kEmbeddingDim, params->data() + idx[i] * kEmbeddingDim, kEmbeddingDim * sizeof(float));
       src = buf->data();
     }
-    std::vector<MPI_Request> reqs(workers);
-    for (int w = 1; w <= workers; ++w) MPI_Isend(src, static_cast<int>(n), MPI_FLOAT, w, 7, comm, &reqs[w - 1]);
-    MPI_Waitall(workers, reqs.data(), MPI_STATUSES_IGNORE);
+    std::vector<MPI_Request> reqs(2 * workers, MPI_REQUEST_NULL);
+    int run = 1;
+    for (int w = 1; w <= workers; ++w) {
+      if (control) MPI_Isend(&run, 1, MPI_INT, w, 6, comm, &reqs[workers + w - 1]);
+      MPI_Isend(src, static_cast<int>(n), MPI_FLOAT, w, 7, comm, &reqs[w - 1]);
+    }
+    MPI_Waitall(2 * workers, reqs.data(), MPI_STATUSES_IGNORE);
     std::vector<float> sum(n, 0.f), in(n);
     for (int w = 1; w <= workers; ++w) {
       MPI_Recv(in.data(), static_cast<int>(n), MPI_FLOAT, MPI_ANY_SOURCE, 8, comm, MPI_STATUS_IGNORE);
       for (int64_t i = 0; i < n; ++i) sum[i] += in[i];
     }
     for (int64_t i = 0; i < n; ++i) (*acc)[i] += sum[i];
+    for (int w = 1; control && w <= workers; ++w)
+      MPI_Recv(&run, 1, MPI_INT, MPI_ANY_SOURCE, 9, comm, MPI_STATUS_IGNORE);
   } else if (rank <= workers) {
+    int run = 0;
+    if (control) MPI_Recv(&run, 1, MPI_INT, 0, 6, comm, MPI_STATUS_IGNORE);
     MPI_Recv(buf->data(), static_cast<int>(n), MPI_FLOAT, 0, 7, comm, MPI_STATUS_IGNORE);
     for (int64_t i = 0; i < n; ++i) (*buf)[i] *= 0.5f;
     MPI_Send(buf->data(), static_cast<int>(n), MPI_FLOAT, 0, 8, comm);
+    if (control) MPI_Send(&run, 1, MPI_INT, 0, 9, comm);
   }
   return Now() - t0;
 }
 
-std::vector<std::vector<double>> RunRawMpi(const Config& c, const std::vector<Model>& models) {
+std::vector<std::vector<double>> RunRawMpi(const Config& c, const std::vector<Model>& models, bool control) {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   std::vector<std::vector<double>> medians(models.size());
@@ -169,7 +181,7 @@ std::vector<std::vector<double>> RunRawMpi(const Config& c, const std::vector<Mo
       std::vector<double> times;
       for (int i = 0; i <= c.steps; ++i) {
         MPI_Barrier(comm);
-        double t = RawStep(comm, m, w, &params, &acc, &buf);
+        double t = RawStep(comm, m, w, control, &params, &acc, &buf);
         if (i > 0) times.push_back(t);  // the first step warms up
       }
       medians[k].push_back(Median(times));
@@ -194,13 +206,16 @@ int Main(int argc, char** argv) {
   auto models = Models(c);
   auto ours = RunFlowbench(c, models);
   MPI_Barrier(MPI_COMM_WORLD);
-  auto raw = RunRawMpi(c, models);
+  auto raw = RunRawMpi(c, models, false);
+  auto raw_control = RunRawMpi(c, models, true);
   if (WorldRank() == 0) {
-    std::printf("%-8s %8s %16s %16s %8s\n", "model", "workers", "flowbench_ms", "raw_mpi_ms", "ratio");
+    std::printf("%-8s %8s %14s %12s %8s %18s %8s\n", "model", "workers", "flowbench_ms", "raw_mpi_ms",
+                "ratio", "raw_run_done_ms", "ratio");
     for (size_t k = 0; k < models.size(); ++k)
       for (size_t w = 0; w < ours[k].size(); ++w)
-        std::printf("%-8s %8zu %16.3f %16.3f %8.2f\n", models[k].name.c_str(), w + 1, ours[k][w] * 1e3,
-                    raw[k][w] * 1e3, ours[k][w] / raw[k][w]);
+        std::printf("%-8s %8zu %14.3f %12.3f %8.2f %18.3f %8.2f\n", models[k].name.c_str(), w + 1,
+                    ours[k][w] * 1e3, raw[k][w] * 1e3, ours[k][w] / raw[k][w],
+                    raw_control[k][w] * 1e3, ours[k][w] / raw_control[k][w]);
   }
   return 0;
 }
