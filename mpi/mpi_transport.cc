@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -398,6 +399,8 @@ struct MpiTransport::Impl {
 };
 
 MpiTransport::MpiTransport() : impl_(std::make_unique<Impl>()) {
+  if (const char* w = std::getenv("FLOWBENCH_MPI_WINDOW_BYTES")) set_window_bytes(std::atoll(w));
+  if (const char* c = std::getenv("FLOWBENCH_MPI_CHUNK_BYTES")) set_chunk_bytes(std::atoll(c));
   int* ub = nullptr;
   int flag = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);

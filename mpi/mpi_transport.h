@@ -74,7 +74,8 @@ class MpiTransport {
 
   void set_chunk_bytes(int64_t bytes);
   // Flow control: payload bytes in flight per destination before further sends to it wait
-  // (default 64 MiB; one tensor is always allowed).
+  // (default 64 MiB; one tensor is always allowed). The environment variables
+  // FLOWBENCH_MPI_WINDOW_BYTES and FLOWBENCH_MPI_CHUNK_BYTES set both at startup.
   void set_window_bytes(int64_t bytes);
   int64_t bytes_sent() const;
   int64_t bytes_received() const;
