@@ -9,6 +9,7 @@
 
 #include "apps/commands.h"
 #include "mpi/dist_train.h"
+#include "mpi/mpi_status.h"
 #include "mpi/mpi_transport.h"
 #include "mpi/supervisor.h"
 
@@ -23,6 +24,12 @@ Status RunUnderMpi(const mpi::DistTrainOptions& o) {
     return FailedPrecondition("dist-train: the MPI library does not provide MPI_THREAD_MULTIPLE");
   }
   Status s = mpi::RunDistTrain(o);
+  if (!s.ok()) {
+    // Peers may wait for this rank inside a collective or a Recv: end the whole job, with the
+    // reason printed first (an abort alone would give no context).
+    std::cerr << "flowbench dist-train (rank " << mpi::WorldRank() << "): " << s.ToString() << std::endl;
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   mpi::MpiTransport::Get()->Shutdown();
   MPI_Finalize();
   return s;

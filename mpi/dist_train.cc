@@ -26,9 +26,10 @@ struct Trainer {
   RunFn run;
   std::vector<Output> vars;
 
-  Feeds ReplicaFeeds(int replica, int64_t step) const {
+  // Feeds of graph replica `replica` holding shard `shard` of step `step`'s examples.
+  Feeds ReplicaFeeds(int replica, int64_t step, int shard) const {
     int64_t b = o.batch_per_replica;
-    return model.Feeds(replica, model.Batch(step, replica * b, (replica + 1) * b));
+    return model.Feeds(replica, model.Batch(step, shard * b, (shard + 1) * b));
   }
   // Restores or initializes; returns the first step to run.
   StatusOr<int64_t> Start(const std::string& init) {
@@ -82,7 +83,7 @@ Status RunAllreduce(const DistTrainOptions& o) {
   std::vector<Tensor> out;
   for (int64_t step = first; step < o.steps; ++step) {
     if (t.ShouldFail(step)) std::_Exit(17);
-    RETURN_IF_ERROR(session->Run(t.ReplicaFeeds(WorldRank(), step), {}, {"train"}, &out));
+    RETURN_IF_ERROR(session->Run(t.ReplicaFeeds(0, step, WorldRank()), {}, {"train"}, &out));
     RETURN_IF_ERROR(t.MaybeCheckpoint(step));
   }
   return WorldRank() == 0 ? t.Finish() : Status::OK();
@@ -106,7 +107,7 @@ Status RunMasterLoop(const DistTrainOptions& o, Trainer& t, Master* master, cons
                    std::vector<Tensor>* out) { return master->Run(f, fe, ta, out); };
   ASSIGN_OR_RETURN(int64_t first, t.Start(g.init));
   int replicas = static_cast<int>(g.losses.size());
-  auto feeds = [&](int r, int64_t step) { return t.ReplicaFeeds(r, step); };
+  auto feeds = [&](int r, int64_t step) { return t.ReplicaFeeds(r, step, r); };
   std::unique_ptr<BackupWorkerTrainer> backup;
   if (o.mode == "backup") backup = std::make_unique<BackupWorkerTrainer>(master, g, replicas - o.backups, feeds);
   std::vector<Tensor> out;
@@ -138,17 +139,16 @@ Status RunWithParameterServers(const DistTrainOptions& o, const ClusterSpec& clu
     if (!o.resume && o.fail_at_step >= 0 && WorldRank() == WorldSize() - 1) wo.exit_at_run = o.fail_at_step + 1;
     return ServeWorker(cluster, wo);
   }
+  // The master first: once it exists, any error below still shuts the workers down.
+  ASSIGN_OR_RETURN(auto master, Master::Create(cluster));
   Trainer t{o};
   t.model.features = o.features;
   Scope root = Scope::NewRootScope();
   ASSIGN_OR_RETURN(DataParallelGraph g, BuildPsGraph(o, cluster, root, t.model.Fns()));
   t.ckpt = VariableCheckpointer::Build(root, g.vars);
   RETURN_IF_ERROR(root.status());
-  ASSIGN_OR_RETURN(auto master, Master::Create(cluster));
-  Status s = master->Extend(root.ToGraphDef());
-  if (s.ok()) s = RunMasterLoop(o, t, master.get(), g);
-  master->Shutdown();
-  return s;
+  RETURN_IF_ERROR(master->Extend(root.ToGraphDef()));
+  return RunMasterLoop(o, t, master.get(), g);
 }
 
 }  // namespace
@@ -156,6 +156,8 @@ Status RunWithParameterServers(const DistTrainOptions& o, const ClusterSpec& clu
 Status RunDistTrain(const DistTrainOptions& o) {
   if (o.batch_per_replica < 1 || o.steps < 0 || o.checkpoint_every < 1)
     return InvalidArgument("dist-train: batch_per_replica and checkpoint_every must be >= 1, steps >= 0");
+  if (o.mode != "sync" && o.mode != "async" && o.mode != "backup" && o.mode != "allreduce")
+    return InvalidArgument("dist-train: unknown mode '", o.mode, "' (sync, async, backup, allreduce)");
   if (o.mode == "allreduce") return RunAllreduce(o);
   ClusterSpec cluster = ClusterSpec::AllWorkers(WorldSize());
   if (!o.cluster.empty()) {
