@@ -40,7 +40,8 @@ Status GeneratePlatform(const std::string& spec, const std::string& out_path) {
 }
 
 FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
-  static std::string spec, out;
+  static std::string spec;
+  static std::string out;
   auto* cmd = app->add_subcommand("sim-platform", "Generate a SimGrid platform XML");
   cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink or cpu:FLOPS:MEMBW")->required();
   cmd->add_option("out", out, "Output .xml")->required();
