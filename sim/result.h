@@ -45,7 +45,8 @@ struct SimResult {
   std::vector<std::string> device_types;
   std::vector<double> device_busy_s;            // compute time per device
   std::vector<SimEvent> events;                 // when recorded
-  double wall_s = 0;                            // wall-clock time of the simulation
+  double wall_s = 0;          // wall-clock time of the replay (SimGrid run)
+  double prepare_wall_s = 0;  // wall-clock time of placement, partitioning and compilation
 
   double MedianStepTime() const;
   double Utilisation(int device) const {

@@ -36,6 +36,7 @@ nlohmann::json MetricsJson(const Simulation& sim, const SimResult& r, const SimR
   j["makespan_s"] = r.makespan_s;
   j["node_executions"] = r.node_executions;
   j["wall_s"] = r.wall_s;
+  j["prepare_wall_s"] = r.prepare_wall_s;
   j["node_executions_per_wall_s"] = r.wall_s > 0 ? static_cast<double>(r.node_executions) / r.wall_s : 0;
   j["transfers"] = r.transfers;
   j["wire_bytes"] = r.wire_bytes;
@@ -59,7 +60,8 @@ std::string FormatSummary(const nlohmann::json& m) {
     << m["step_times_s"].size() << " steps (makespan " << m["makespan_s"].get<double>() << " s)\n"
     << "simulated " << m["node_executions"].get<int64_t>() << " node executions, "
     << m["transfers"].get<int64_t>() << " transfers (" << m["wire_bytes"].get<int64_t>()
-    << " bytes) in " << m["wall_s"].get<double>() << " s wall ("
+    << " bytes) in " << m["wall_s"].get<double>() << " s wall after "
+    << m["prepare_wall_s"].get<double>() << " s of placement and partitioning ("
     << m["node_executions_per_wall_s"].get<double>() << " node executions/s)\n";
   size_t shown = 0;
   for (const auto& d : m["devices"]) {

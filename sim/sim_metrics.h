@@ -3,7 +3,8 @@
 // text summary:
 //   {"config": {...the run's options...}, "platform": path, "cost_model": "analytic",
 //    "step_times_s": [...], "median_step_time_s": x, "makespan_s": x,
-//    "node_executions": n, "wall_s": x, "node_executions_per_wall_s": x,
+//    "node_executions": n, "wall_s": x (replay), "prepare_wall_s": x (placement, partitioning),
+//    "node_executions_per_wall_s": x (replay),
 //    "transfers": n, "wire_bytes": n, "dropped_messages": n,
 //    "link_bytes": {"link": bytes, ...}            (links that carried data)
 //    "devices": [{"name", "type", "busy_s", "utilisation"}, ...]}

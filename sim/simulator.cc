@@ -157,8 +157,9 @@ StatusOr<SimResult> Simulation::Run(const Graph& graph, const SimCosts& costs,
   if (platform_path_.empty()) return FailedPrecondition("load a platform before Run");
   if (ran_) return FailedPrecondition("a Simulation runs once; create a new one");
   ran_ = true;
-  const auto wall0 = std::chrono::steady_clock::now();
+  const auto prep0 = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(Prepare(graph, costs, options));
+  const auto wall0 = std::chrono::steady_clock::now();
   SimResult result;
   ReplayState st;
   st.program = &program_;
@@ -197,6 +198,7 @@ StatusOr<SimResult> Simulation::Run(const Graph& graph, const SimCosts& costs,
                       options.workload.steps, " steps");
   for (const auto& [link, bytes] : st.link_bytes) result.link_bytes[link->get_name()] += bytes;
   CollectSteps(st, &result);
+  result.prepare_wall_s = std::chrono::duration<double>(wall0 - prep0).count();
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return result;
 }
