@@ -56,7 +56,7 @@ TEST_CASE("Sync data parallelism with a parameter server: hand-computed step", "
   CHECK(r->transfers == 3 * (3 + 3 + 3));  // per step: w x3, lr x3, g x3
 }
 
-TEST_CASE("Async data parallelism: replicas update independently, sharing the PS CPU", "[sim]") {
+TEST_CASE("Async data parallelism: replicas update independently and share the PS CPU", "[sim]") {
   Simulation sim;
   auto r = RunToy(ThreeReplicas(SyncMode::kAsync, 2), &sim);
   INFO(r.status().ToString());
@@ -66,7 +66,7 @@ TEST_CASE("Async data parallelism: replicas update independently, sharing the PS
   for (double t : r->step_times_s) CHECK(t == Approx(1.364).epsilon(1e-6));
 }
 
-TEST_CASE("Stragglers slow sync steps; async and backup workers hide them", "[sim]") {
+TEST_CASE("Stragglers slow sync steps while async and backup workers hide them", "[sim]") {
   auto median = [](SyncMode mode, int backup) {
     Simulation sim;
     WorkloadOptions w = ThreeReplicas(mode, 12);
