@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "engine/framework/device_name.h"
 #include "engine/partition/partition.h"
 #include "engine/placement/placer.h"
 #include "sim/replay_state.h"
@@ -177,7 +178,11 @@ StatusOr<SimResult> Simulation::Run(const Graph& graph, const SimCosts& costs,
   }
   for (const ActorSlot& s : st.slots) {
     const int idx = program_.partitions[s.partition].device_index;
-    result.device_names[s.device] = roles_.placement_devices[idx].name;
+    std::string name = roles_.placement_devices[idx].name;
+    if (s.replica > 0)  // replica r's copy of a worker device: task r
+      name = LocalDeviceName(devices_[s.device].desc.type, idx - options.workload.ps, "worker",
+                             s.replica);
+    result.device_names[s.device] = name;
   }
   st.origin_s = sg4::Engine::get_clock();
   for (size_t i = 0; i < st.slots.size(); ++i) {
