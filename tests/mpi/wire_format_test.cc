@@ -33,7 +33,7 @@ TEST_CASE("Tensor headers round-trip and malformed ones are rejected with the re
   CHECK_THAT(DecodeHeader(EncodeHeader(h), &back).message(), Catch::Contains("unknown dtype 999"));
 }
 
-TEST_CASE("String tensors serialize with length prefixes; truncation is DataLoss", "[mpi][wire]") {
+TEST_CASE("String tensors serialize with length prefixes, truncation is DataLoss", "[mpi][wire]") {
   Tensor t(DataType::kString, TensorShape{3});
   t.data<std::string>()[0] = "";
   t.data<std::string>()[1] = "flow";

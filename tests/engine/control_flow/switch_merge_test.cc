@@ -7,7 +7,7 @@ namespace {
 using test::RunOk;
 using test::SessionFor;
 
-TEST_CASE("Switch forwards data to the taken output; the other is dead", "[control_flow]") {
+TEST_CASE("Switch forwards data to the taken output, the other is dead", "[control_flow]") {
   Scope root = Scope::NewRootScope();
   auto x = ops::Const(root, 3.0f);
   auto p = ops::Placeholder(root.WithOpName("p"), DataType::kBool);

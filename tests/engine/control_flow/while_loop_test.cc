@@ -81,7 +81,7 @@ TEST_CASE("Nested WhileLoops run the inner loop once per outer iteration", "[con
   CHECK(r[0].scalar<int32_t>() == expected);
 }
 
-TEST_CASE("Cond runs one branch; branches use outside tensors and constants", "[control_flow]") {
+TEST_CASE("Cond runs one branch, branches use outside tensors and constants", "[control_flow]") {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DataType::kFloat);
   auto y = ops::Const(root, 10.0f);

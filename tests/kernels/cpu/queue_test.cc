@@ -112,7 +112,7 @@ TEST_CASE("Close with cancel_pending_enqueues fails blocked producers", "[queue]
   CHECK(*g.Dequeue() == 1);  // what was queued before Close is still served
 }
 
-TEST_CASE("DequeueMany stacks elements; short after Close is OutOfRange", "[queue]") {
+TEST_CASE("DequeueMany stacks elements, short after Close is OutOfRange", "[queue]") {
   QueueGraph g(-1);
   REQUIRE(g.EnqueueMany({5, 6, 7}).ok());
   auto out = RunOk(g.session.get(), {{"n:0", Tensor::Scalar<int32_t>(2)}}, {"deq_many:0"});
