@@ -18,9 +18,10 @@ StatusOr<std::shared_ptr<const Dataset>> MakeSyntheticDataset(const SyntheticOpt
     if (d < 1) return InvalidArgument("synthetic dataset: image dimensions must be >= 1, got ", d);
     pixels *= d;
   }
-  SplitMix64 rng(o.seed, 0);
+  SplitMix64 proto_rng(o.seed, 0);
   std::vector<float> prototypes(o.num_classes * pixels);
-  for (float& v : prototypes) v = rng.UniformFloat();
+  for (float& v : prototypes) v = proto_rng.UniformFloat();
+  SplitMix64 rng(o.seed, 1 + o.split);
   auto ds = std::make_shared<Dataset>();
   ds->name = "synthetic";
   ds->num_classes = o.num_classes;

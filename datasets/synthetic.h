@@ -15,7 +15,10 @@ struct SyntheticOptions {
   int64_t num_examples = 1024;
   std::vector<int64_t> image_shape = {28, 28, 1};  // [rows, cols, channels]
   int64_t num_classes = 10;
-  uint64_t seed = 1;
+  uint64_t seed = 1;  // the class prototypes and the examples
+  // Which sample of examples to draw from the same classes: e.g. 0 for a training split, 1 for
+  // its test split.
+  uint64_t split = 0;
 };
 
 // Images float [N, rows, cols, channels] in [0, 1), labels int32 [N] uniform over the classes.

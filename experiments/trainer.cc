@@ -41,7 +41,8 @@ StatusOr<int64_t> InitOrResume(const TrainOptions& o, Session* session, const Mo
     }
     if (step.status().code() != Code::kNotFound) return step.status();
   }
-  RETURN_IF_ERROR(session->Run({}, {}, {model.init}, nullptr));
+  std::vector<Tensor> none;
+  RETURN_IF_ERROR(session->Run({}, {}, {model.init}, &none));
   return int64_t{0};
 }
 
