@@ -109,11 +109,12 @@ Status RunTrain(TrainFlags& f) {
   progress.Finish();
   RETURN_IF_ERROR(result.status());
   const experiments::TrainResult& r = *result;
-  std::cout << fmt::format(
+  fmt::print(stdout,
       "{}: test accuracy {:.2f}% after {} steps ({} this run), {:.3f} ms/step (median), "
       "total {:.1f} s\n",
       f.options.model, 100 * r.test_accuracy, r.steps, r.steps - r.first_step, r.MedianStepMs(),
       r.wall_s);
+  std::fflush(stdout);
   if (!f.metrics_json.empty()) RETURN_IF_ERROR(WriteMetricsJson(f.metrics_json, f, r));
   return Status::OK();
 }

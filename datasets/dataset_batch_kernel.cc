@@ -21,6 +21,7 @@ class DatasetBatchOp : public OpKernel {
     c->SetStatus(c->GetAttr("shuffle", &shuffle_));
     c->SetStatus(c->GetAttr("num_shards", &num_shards_));
     c->SetStatus(c->GetAttr("shard_index", &shard_index_));
+    c->SetStatus(CheckAttrs());
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -63,6 +64,19 @@ class DatasetBatchOp : public OpKernel {
     const int64_t first = (step % steps_per_epoch) * per_step + shard_index_ * batch_size_;
     for (int64_t i = 0; i < batch_size_; ++i) {
       (*rows)[i] = shuffle_ ? permutation_[first + i] : first + i;
+    }
+    return Status::OK();
+  }
+
+  Status CheckAttrs() const {
+    if (batch_size_ < 1) return InvalidArgument("batch_size must be >= 1, got ", batch_size_);
+    if (image_shape_.size() != 3) {
+      return InvalidArgument("image_shape must be [rows, cols, channels], got ",
+                             image_shape_.size(), " dimensions");
+    }
+    if (num_shards_ < 1 || shard_index_ < 0 || shard_index_ >= num_shards_) {
+      return InvalidArgument("shard_index ", shard_index_, " out of range for num_shards ",
+                             num_shards_);
     }
     return Status::OK();
   }

@@ -14,7 +14,10 @@ Output VariableStore::Add(const Scope& s, const std::string& name, const TensorS
   Output var = ops::Variable(s.WithOpName(name), shape, DataType::kFloat);
   initializers_.push_back(ops::Assign(s.WithOpName(name + "/Assign"), var, value));
   variables_.push_back(var);
-  return var;
+  // Every use reads the value through one Identity (TensorFlow's "<var>/read"): its snapshot is
+  // taken before the forward pass, so the step's update (copy on write) never races with a
+  // later read by the backward pass.
+  return ops::Identity(s.WithOpName(name + "/read"), var);
 }
 
 Output VariableStore::Weight(const Scope& s, const std::string& name, const TensorShape& shape,

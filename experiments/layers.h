@@ -25,12 +25,13 @@ class VariableStore {
  public:
   explicit VariableStore(int64_t seed) : seed_(seed) {}
   // A float Variable `name` (under `s`'s prefix) of `shape` initialized by `init` with the given
-  // fans.
+  // fans. Returns its value read once per step ("<name>/read"), what layers compute with.
   Output Weight(const Scope& s, const std::string& name, const TensorShape& shape, int64_t fan_in,
                 int64_t fan_out, InitKind init);
-  // A float Variable of `shape` initialized to zeros.
+  // A float Variable of `shape` initialized to zeros; returns "<name>/read" as Weight.
   Output Bias(const Scope& s, const std::string& name, const TensorShape& shape);
 
+  // The Variables' Ref outputs (what optimizers and Savers take).
   const std::vector<Output>& variables() const { return variables_; }
   const std::vector<Output>& initializers() const { return initializers_; }
 

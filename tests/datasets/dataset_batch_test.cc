@@ -9,6 +9,7 @@
 #include "datasets/shuffle.h"
 #include "datasets/synthetic.h"
 #include "engine/client/state_ops.h"
+#include "tests/engine/ops/array_test_util.h"
 #include "tests/test_util.h"
 
 namespace fb::datasets {
@@ -124,15 +125,28 @@ TEST_CASE("DatasetBatch errors name the dataset and the node", "[datasets]") {
                                           "step needs (batch_size 4 x num_shards 1)"));
 }
 
-TEST_CASE("DatasetBatch shape function checks attrs", "[datasets]") {
+TEST_CASE("DatasetBatch shapes: [batch, image_shape] and [batch]; bad attrs fail", "[datasets]") {
+  AttrMap attrs = {{"dataset", "x"}, {"batch_size", int64_t{5}},
+                   {"image_shape", std::vector<int64_t>{28, 28, 1}}};
+  auto shapes = test::InferShapes("DatasetBatch", attrs, {TensorShape{}});
+  REQUIRE(shapes.ok());
+  CHECK(PartialShapeString((*shapes)[0]) == "[5,28,28,1]");
+  CHECK(PartialShapeString((*shapes)[1]) == "[5]");
+  attrs["num_shards"] = int64_t{2};
+  attrs["shard_index"] = int64_t{2};
+  CHECK(test::InferShapes("DatasetBatch", attrs, {TensorShape{}}).status().message() ==
+        "DatasetBatch 'n': shard_index 2 out of range for num_shards 2");
+  // The kernel checks the same when the graph is run.
   Scope root = Scope::NewRootScope();
-  auto step = ops::Const(root.WithOpName("step"), int64_t{0});
   auto a = IndexAttrs("x", 2);
-  a.shard_index = 2;
   a.num_shards = 2;
-  ops::DatasetBatch(root.WithOpName("b"), step, a);
-  CHECK_THAT(root.status().message(),
-             Catch::Contains("DatasetBatch 'b': shard_index 2 out of range for num_shards 2"));
+  a.shard_index = 2;
+  auto batch = ops::DatasetBatch(root.WithOpName("b"), ops::Const(root, int64_t{0}), a);
+  REQUIRE(root.ok());
+  auto session = test::MakeSession(root.ToGraphDef());
+  std::vector<Tensor> out;
+  CHECK_THAT(session->Run({}, {batch.images.name()}, {}, &out).message(),
+             Catch::Contains("shard_index 2 out of range for num_shards 2"));
 }
 
 TEST_CASE("Synthetic datasets are reproducible, in range and learnable", "[datasets]") {
