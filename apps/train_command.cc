@@ -18,6 +18,7 @@
 #include "datasets/fashion_mnist.h"
 #include "datasets/synthetic.h"
 #include "experiments/trainer.h"
+#include "kernels/cpu/matmul.h"
 
 namespace fb::apps {
 namespace {
@@ -27,6 +28,7 @@ struct TrainFlags {
   std::string dataset = "fashion-mnist";
   std::string checkpoint_every = "500";
   std::string metrics_json;
+  int blas_threads = 1;
 };
 
 // argv of this process (for the trace's command_line attribute).
@@ -68,6 +70,7 @@ Status WriteMetricsJson(const std::string& path, const TrainFlags& f,
                       {"epochs", o.epochs},
                       {"batch_size", o.model_options.batch_size},
                       {"threads", o.threads},
+                      {"blas_threads", f.blas_threads},
                       {"optimizer", o.model_options.optimizer},
                       {"learning_rate", o.model_options.learning_rate},
                       {"seed", o.model_options.seed},
@@ -102,6 +105,7 @@ Status RunTrain(TrainFlags& f) {
     std::error_code ec;
     if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
   }
+  SetBlasThreads(f.blas_threads);
   ASSIGN_OR_RETURN(Datasets data, LoadDatasets(f.dataset));
   TrainProgress progress(stdout, isatty(fileno(stdout)) != 0);
   auto result = experiments::Train(f.options, data.train, data.test,
@@ -138,6 +142,9 @@ void Setup(CLI::App* app) {
   cmd->add_option("--seed", m.seed, "Seed of weight initialisation and shuffling")
       ->capture_default_str();
   cmd->add_option("--threads", o.threads, "CPU threads")->capture_default_str();
+  cmd->add_option("--blas-threads", f->blas_threads,
+                  "Threads OpenBLAS uses per call (1: parallelism from the executor only)")
+      ->capture_default_str();
   cmd->add_option("--checkpoint-dir", o.checkpoint_dir, "Directory for checkpoints");
   cmd->add_option("--checkpoint-every", f->checkpoint_every,
                   "Checkpoint every N steps (500) or N seconds (30s)")
