@@ -5,7 +5,10 @@ Trains the MLP (784-256-10) and LeNet-5 on Fashion-MNIST with the same recipe in
 batch 64, Adam (lr 0.001, TensorFlow/PyTorch default betas and epsilon), the same number of
 epochs, CPU threads, pixel scaling to [0, 1], per-epoch reshuffling with the remainder batch
 dropped (937 steps per epoch), He-uniform weights before ReLUs, Glorot-uniform logits weights and
-zero biases. Reports test accuracy, median ms per training step (input batch, forward, backward
+zero biases. Neither system spins idle threads: PyTorch runs with OMP_WAIT_POLICY=PASSIVE (set
+here unless already set) and flowbench with --blas-threads 1; on a loaded machine spinning
+OpenMP/OpenBLAS threads otherwise cost 5-20x per step (measured while writing this script).
+Reports test accuracy, median ms per training step (input batch, forward, backward
 and update) and the flowbench/PyTorch ratio. Only ratios measured in one run mean anything on a
 loaded machine.
 
@@ -23,8 +26,10 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-import torch
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # read when torch starts OpenMP
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 from torch import nn
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
@@ -101,7 +106,7 @@ def train_flowbench(binary, name, epochs, seed, threads):
         metrics = os.path.join(tmp, "metrics.json")
         cmd = [binary, "train", "--model", name, "--epochs", str(epochs), "--batch-size",
                str(BATCH), "--optimizer", "adam", "--lr", "0.001", "--threads", str(threads),
-               "--seed", str(seed), "--metrics-json", metrics]
+               "--blas-threads", "1", "--seed", str(seed), "--metrics-json", metrics]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         with open(metrics) as f:
             return json.load(f)
@@ -125,7 +130,8 @@ def main():
         rows.append({"model": name, "pytorch": pt, "flowbench": fb,
                      "ratio_ms": fb["ms_per_step_median"] / pt["ms_per_step_median"]})
         print(f"{name}: done", file=sys.stderr)
-    print(f"torch {torch.__version__}, {args.threads} threads, batch {BATCH}, Adam lr 0.001, "
+    print(f"torch {torch.__version__} (OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}), "
+          f"load average {os.getloadavg()[0]:.1f}, {args.threads} threads, batch {BATCH}, Adam lr 0.001, "
           f"{args.epochs} epochs")
     print(f"{'model':<6} {'acc pytorch':>11} {'acc flowbench':>13} {'ms/step pytorch':>15} "
           f"{'ms/step flowbench':>17} {'flowbench/pytorch':>17}")
