@@ -166,6 +166,8 @@ StatusOr<std::vector<Tensor>> FetchVariables(Session* session, const Model& mode
   for (const ModelVariable& v : model.variables) names.push_back(v.name + ":0");
   std::vector<Tensor> out;
   RETURN_IF_ERROR(session->Run({}, names, {}, &out));
+  // Copies into the default allocator: the Session's device allocator dies with the Session.
+  for (Tensor& t : out) t = t.DeepCopy();
   return out;
 }
 
