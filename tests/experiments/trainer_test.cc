@@ -100,6 +100,20 @@ TEST_CASE("Resuming from a checkpoint ends with the weights of an uninterrupted 
   }
 }
 
+TEST_CASE("Checkpoints every N seconds keep the newest ones", "[train]") {
+  auto train = Synthetic(192, 1);
+  test::TempDir dir;
+  TrainOptions o = SmallRun("mlp");
+  o.checkpoint_dir = dir.file("ckpt");
+  o.checkpoint_every.seconds = 1e-9;  // due after every step
+  o.keep_checkpoints = 3;
+  o.max_steps = 6;
+  RunOk(o, train);
+  auto steps = ListCheckpointSteps(o.checkpoint_dir);
+  REQUIRE(steps.ok());
+  CHECK(*steps == std::vector<int64_t>{4, 5, 6});
+}
+
 TEST_CASE("Resuming from a truncated checkpoint fails naming the file", "[train]") {
   auto train = Synthetic(192, 1);
   test::TempDir dir;
