@@ -32,12 +32,15 @@ class Conv2DBackpropInputOp : public nn::ConvKernelBase {
       nn::Gemm(false, true, s.batch * patches, k, cout, T(1), g, cout, w, cout, T(0), dx, k);
       return;
     }
-    out->flat<T>().setZero();
-    if (k == 0 || patches == 0) return;
+    if (k == 0 || patches == 0) {
+      out->flat<T>().setZero();
+      return;
+    }
     const int64_t image = s.rows.in * s.cols.in * s.in_depth;
     nn::ParallelChunks<T>(ctx, s, [&](int64_t, int64_t n0, int64_t count, T* cols) {
       nn::Gemm(false, true, count * patches, k, cout, T(1), g + n0 * patches * cout, cout, w,
                cout, T(0), cols, k);
+      std::fill_n(dx + n0 * image, count * image, T(0));  // zeroed per chunk, in parallel
       for (int64_t i = 0; i < count; ++i) nn::Col2Im(s, cols + i * patches * k, dx + (n0 + i) * image);
     });
   }
