@@ -9,12 +9,13 @@ zero biases. Neither system spins idle threads: PyTorch runs with OMP_WAIT_POLIC
 here unless already set) and flowbench with --blas-threads 1; on a loaded machine spinning
 OpenMP/OpenBLAS threads otherwise cost 5-20x per step (measured while writing this script).
 Reports test accuracy, median ms per training step (input batch, forward, backward
-and update) and the flowbench/PyTorch ratio. Only ratios measured in one run mean anything on a
+and update) and the flowbench/PyTorch ratio: the median of the per-round ratios of the full runs
+and of short timing runs alternating between the two systems. Only ratios measured in one run mean anything on a
 loaded machine.
 
 Usage (from the repository root, after scripts/build):
   /usr/bin/python3 analysis/compare_pytorch.py [--epochs 3] [--threads 2] [--models mlp,lenet]
-      [--flowbench build/flowbench] [--json out/compare.json]
+      [--flowbench build/flowbench] [--json out/compare.json] [--timing-rounds 3]
 """
 import argparse
 import gzip
@@ -72,7 +73,7 @@ def make_model(name):
         nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10)))
 
 
-def train_pytorch(name, epochs, seed, train, test):
+def train_pytorch(name, epochs, seed, train, test, max_steps=None):
     torch.manual_seed(seed)
     model = make_model(name)
     opt = torch.optim.Adam(model.parameters(), lr=0.001)
@@ -85,6 +86,8 @@ def train_pytorch(name, epochs, seed, train, test):
     for _ in range(epochs):
         perm = torch.randperm(x.shape[0], generator=gen)
         for s in range(steps_per_epoch):
+            if max_steps is not None and len(step_ms) >= max_steps:
+                break
             t = time.perf_counter()
             idx = perm[s * BATCH:(s + 1) * BATCH]
             opt.zero_grad()
@@ -101,12 +104,14 @@ def train_pytorch(name, epochs, seed, train, test):
             "steps": len(step_ms), "wall_s": wall}
 
 
-def train_flowbench(binary, name, epochs, seed, threads):
+def train_flowbench(binary, name, epochs, seed, threads, max_steps=None):
     with tempfile.TemporaryDirectory() as tmp:
         metrics = os.path.join(tmp, "metrics.json")
         cmd = [binary, "train", "--model", name, "--epochs", str(epochs), "--batch-size",
                str(BATCH), "--optimizer", "adam", "--lr", "0.001", "--threads", str(threads),
                "--blas-threads", "1", "--seed", str(seed), "--metrics-json", metrics]
+        if max_steps is not None:
+            cmd += ["--max-steps", str(max_steps)]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         with open(metrics) as f:
             return json.load(f)
@@ -120,6 +125,9 @@ def main():
     p.add_argument("--models", default="mlp,lenet")
     p.add_argument("--flowbench", default="build/flowbench")
     p.add_argument("--json", help="also write the results here")
+    p.add_argument("--timing-rounds", type=int, default=3,
+                   help="after the full runs, alternate this many short timing runs per system")
+    p.add_argument("--timing-steps", type=int, default=300)
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     train, test = load_split("train"), load_split("t10k")
@@ -127,14 +135,24 @@ def main():
     for name in args.models.split(","):
         pt = train_pytorch(name, args.epochs, args.seed, train, test)
         fb = train_flowbench(args.flowbench, name, args.epochs, args.seed, args.threads)
-        rows.append({"model": name, "pytorch": pt, "flowbench": fb,
-                     "ratio_ms": fb["ms_per_step_median"] / pt["ms_per_step_median"]})
-        print(f"{name}: done", file=sys.stderr)
+        # The load of a shared machine drifts over minutes: alternate short timing runs so that
+        # both systems see the same conditions, and compare the per-round ratios.
+        ratios = [fb["ms_per_step_median"] / pt["ms_per_step_median"]]
+        for _ in range(args.timing_rounds):
+            t_pt = train_pytorch(name, 1, args.seed, train, test, args.timing_steps)
+            t_fb = train_flowbench(args.flowbench, name, 1, args.seed, args.threads,
+                                   args.timing_steps)
+            ratios.append(t_fb["ms_per_step_median"] / t_pt["ms_per_step_median"])
+        rows.append({"model": name, "pytorch": pt, "flowbench": fb, "ratios": ratios,
+                     "ratio_ms": statistics.median(ratios)})
+        print(f"{name}: done, ratios {['%.2f' % r for r in ratios]}", file=sys.stderr)
     print(f"torch {torch.__version__} (OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}), "
           f"load average {os.getloadavg()[0]:.1f}, {args.threads} threads, batch {BATCH}, Adam lr 0.001, "
           f"{args.epochs} epochs")
     print(f"{'model':<6} {'acc pytorch':>11} {'acc flowbench':>13} {'ms/step pytorch':>15} "
-          f"{'ms/step flowbench':>17} {'flowbench/pytorch':>17}")
+          f"{'ms/step flowbench':>17} {'flowbench/pytorch':>17}  (ms/step of the full runs; ratio: "
+          f"median over the full run and {args.timing_rounds} alternating {args.timing_steps}-step "
+          f"runs)")
     for r in rows:
         pt, fb = r["pytorch"], r["flowbench"]
         print(f"{r['model']:<6} {100 * pt['test_accuracy']:>10.2f}% "
