@@ -84,8 +84,13 @@ def step_durations(trace):
 
 
 def median_step(trace):
-    """The step whose duration is the median (the lower middle one for an even count)."""
-    steps = step_durations(trace).sort_values(["duration_ns", "step"]).reset_index(drop=True)
+    """The step whose duration is the median (the lower middle one for an even count), among the
+    steps that have events when some do (training runs trace only a few of their steps)."""
+    steps = step_durations(trace)
+    traced = steps[steps["step"].isin(trace["events"]["step"].unique())]
+    if not traced.empty:
+        steps = traced
+    steps = steps.sort_values(["duration_ns", "step"]).reset_index(drop=True)
     if steps.empty:
         raise TraceError(f"{trace['path']}: trace has no steps and no events")
     return int(steps.loc[(len(steps) - 1) // 2, "step"])

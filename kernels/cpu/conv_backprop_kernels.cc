@@ -2,6 +2,7 @@
 // the im2col + GEMM forward (conv_kernels.cc):
 //   input gradient:  patch gradients = out_backprop x filter^T, then col2im per image;
 //   filter gradient: filter gradient = sum over chunks of patches^T x out_backprop.
+// Chunks of images run in parallel (conv_kernels.h).
 #include "kernels/cpu/conv_kernels.h"
 
 namespace fb {
@@ -31,16 +32,16 @@ class Conv2DBackpropInputOp : public nn::ConvKernelBase {
       nn::Gemm(false, true, s.batch * patches, k, cout, T(1), g, cout, w, cout, T(0), dx, k);
       return;
     }
-    out->flat<T>().setZero();
-    if (k == 0 || patches == 0) return;
+    if (k == 0 || patches == 0) {
+      out->flat<T>().setZero();
+      return;
+    }
     const int64_t image = s.rows.in * s.cols.in * s.in_depth;
-    nn::ForEachChunk<T>(ctx, s, [&](int64_t n0, int64_t count, T* cols) {
+    nn::ParallelChunks<T>(ctx, s, [&](int64_t, int64_t n0, int64_t count, T* cols) {
       nn::Gemm(false, true, count * patches, k, cout, T(1), g + n0 * patches * cout, cout, w,
                cout, T(0), cols, k);
-      nn::Shard(ctx, count, std::max<int64_t>(1, patches * k / 4), [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i)
-          nn::Col2Im(s, cols + i * patches * k, dx + (n0 + i) * image);
-      });
+      std::fill_n(dx + n0 * image, count * image, T(0));  // zeroed per chunk, in parallel
+      for (int64_t i = 0; i < count; ++i) nn::Col2Im(s, cols + i * patches * k, dx + (n0 + i) * image);
     });
   }
 };
@@ -73,11 +74,21 @@ class Conv2DBackpropFilterOp : public nn::ConvKernelBase {
       nn::Gemm(true, false, k, cout, s.batch * patches, T(1), x, k, g, cout, T(0), dw, cout);
       return;
     }
-    nn::ForEachChunk<T>(ctx, s, [&](int64_t n0, int64_t count, T* cols) {
-      nn::Im2ColChunk(ctx, s, x, n0, count, cols);
+    // One partial filter gradient per chunk, summed in chunk order: the result does not depend
+    // on how chunks were spread over threads.
+    const int64_t filter_size = k * cout;
+    const int64_t chunks = nn::NumChunks(s.batch, nn::ImagesPerChunk<T>(s));
+    std::vector<T> partial(chunks * filter_size);
+    nn::ParallelChunks<T>(ctx, s, [&](int64_t c, int64_t n0, int64_t count, T* cols) {
+      nn::Im2ColChunk(s, x, n0, count, cols);
       nn::Gemm(true, false, k, cout, count * patches, T(1), cols, k, g + n0 * patches * cout,
-               cout, n0 == 0 ? T(0) : T(1), dw, cout);
+               cout, T(0), partial.data() + c * filter_size, cout);
     });
+    std::copy_n(partial.data(), filter_size, dw);
+    for (int64_t c = 1; c < chunks; ++c) {
+      const T* p = partial.data() + c * filter_size;
+      for (int64_t i = 0; i < filter_size; ++i) dw[i] += p[i];
+    }
   }
 };
 

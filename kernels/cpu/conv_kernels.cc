@@ -32,8 +32,8 @@ class Conv2DOp : public nn::ConvKernelBase {
                y, s.out_depth);
       return;
     }
-    nn::ForEachChunk<T>(ctx, s, [&](int64_t n0, int64_t count, T* cols) {
-      nn::Im2ColChunk(ctx, s, x, n0, count, cols);
+    nn::ParallelChunks<T>(ctx, s, [&](int64_t, int64_t n0, int64_t count, T* cols) {
+      nn::Im2ColChunk(s, x, n0, count, cols);
       nn::Gemm(false, false, count * patches, s.out_depth, k, T(1), cols, k, w, s.out_depth,
                T(0), y + n0 * patches * s.out_depth, s.out_depth);
     });

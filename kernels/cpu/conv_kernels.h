@@ -1,9 +1,9 @@
 #pragma once
 // Shared pieces of the CPU Conv2D kernels (conv_kernels.cc: forward, conv_backprop_kernels.cc:
 // input and filter gradients). All three are im2col + GEMM (kernels/cpu/im2col.h): the batch is
-// processed in chunks of images whose patch matrices fit a bounded scratch buffer; im2col /
-// col2im of a chunk is sharded over its images on the intra-op pool and each chunk is one
-// OpenBLAS GEMM (which threads itself).
+// processed in chunks of images whose patch matrices stay in cache; chunks run in parallel on
+// the intra-op pool, each as im2col (or col2im) and one OpenBLAS GEMM.
+#include <memory>
 #include <vector>
 
 #include "kernels/cpu/im2col.h"
@@ -11,8 +11,9 @@
 
 namespace fb::nn {
 
-// Upper bound on the scratch patch matrix of one chunk, in bytes.
-inline constexpr int64_t kMaxPatchBufferBytes = int64_t{16} << 20;
+// Target size of one chunk's patch matrix, in bytes: small enough to stay in a core's L2 cache
+// between im2col writing it and the GEMM reading it.
+inline constexpr int64_t kChunkPatchBytes = int64_t{256} << 10;
 
 // Parses the conv attrs (strides, padding, dilations, data_format) once per kernel.
 class ConvKernelBase : public OpKernel {
@@ -56,35 +57,40 @@ inline Status CheckOutBackprop(const Conv2DShape& s, const Tensor& out_backprop)
                          DimsString(s.FilterDims()), " produces ", DimsString(want));
 }
 
-// Images per chunk so that a chunk's patch matrix stays under kMaxPatchBufferBytes.
+// Images per chunk so that a chunk's patch matrix stays near kChunkPatchBytes (at least one).
 template <typename T>
 int64_t ImagesPerChunk(const Conv2DShape& s) {
   int64_t per_image = std::max<int64_t>(1, PatchesPerImage(s) * PatchSize(s) * sizeof(T));
-  return std::clamp<int64_t>(kMaxPatchBufferBytes / per_image, 1, std::max<int64_t>(1, s.batch));
+  return std::clamp<int64_t>(kChunkPatchBytes / per_image, 1, std::max<int64_t>(1, s.batch));
 }
 
-// For each chunk [n0, n0 + count) of images: fn(n0, count, patches), where `patches` is scratch
-// space for count patch matrices. Allocation failures go to ctx.
+inline int64_t NumChunks(int64_t batch, int64_t chunk) { return (batch + chunk - 1) / chunk; }
+
+// For each chunk c of images [n0, n0 + count): fn(c, n0, count, patches), where `patches` is
+// scratch space for count patch matrices. Chunks are spread over the intra-op pool (each shard
+// has its own scratch); the partition into chunks depends only on the shapes, so callers that
+// keep one partial result per chunk and combine them in chunk order are deterministic.
 template <typename T, typename Fn>
-void ForEachChunk(OpKernelContext* ctx, const Conv2DShape& s, Fn fn) {
+void ParallelChunks(OpKernelContext* ctx, const Conv2DShape& s, Fn fn) {
   const int64_t chunk = ImagesPerChunk<T>(s);
-  Tensor scratch;
-  OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<T>::value,
-                                         TensorShape{chunk * PatchesPerImage(s) * PatchSize(s)},
-                                         &scratch));
-  for (int64_t n0 = 0; n0 < s.batch; n0 += chunk)
-    fn(n0, std::min(chunk, s.batch - n0), scratch.data<T>());
+  const int64_t patch_values = chunk * PatchesPerImage(s) * PatchSize(s);
+  // About one multiply-add per ns per patch value and output channel.
+  const int64_t cost_ns = std::max<int64_t>(1, patch_values * std::max<int64_t>(1, s.out_depth) / 4);
+  Shard(ctx, NumChunks(s.batch, chunk), cost_ns, [&](int64_t begin, int64_t end) {
+    std::unique_ptr<T[]> patches(new T[std::max<int64_t>(1, patch_values)]);
+    for (int64_t c = begin; c < end; ++c) {
+      const int64_t n0 = c * chunk;
+      fn(c, n0, std::min(chunk, s.batch - n0), patches.get());
+    }
+  });
 }
 
-// Im2Col of images [n0, n0 + count) of `input` (NHWC) into `patches`, sharded over images.
+// Im2Col of images [n0, n0 + count) of `input` (NHWC) into `patches`.
 template <typename T>
-void Im2ColChunk(OpKernelContext* ctx, const Conv2DShape& s, const T* input, int64_t n0,
-                 int64_t count, T* patches) {
+void Im2ColChunk(const Conv2DShape& s, const T* input, int64_t n0, int64_t count, T* patches) {
   const int64_t image = s.rows.in * s.cols.in * s.in_depth;
   const int64_t patch_matrix = PatchesPerImage(s) * PatchSize(s);
-  Shard(ctx, count, std::max<int64_t>(1, patch_matrix / 4), [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) Im2Col(s, input + (n0 + i) * image, patches + i * patch_matrix);
-  });
+  for (int64_t i = 0; i < count; ++i) Im2Col(s, input + (n0 + i) * image, patches + i * patch_matrix);
 }
 
 }  // namespace fb::nn

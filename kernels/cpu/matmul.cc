@@ -4,6 +4,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "engine/framework/op_kernel.h"
@@ -47,6 +48,8 @@ void Gemm(const GemmDims& d, bool transpose_a, bool transpose_b, const T* a, con
   else
     cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, n);
 }
+
+void SetBlasThreads(int threads) { openblas_set_num_threads(std::max(1, threads)); }
 
 template void Gemm<float>(const GemmDims&, bool, bool, const float*, const float*, float*);
 template void Gemm<double>(const GemmDims&, bool, bool, const double*, const double*, double*);

@@ -24,4 +24,10 @@ StatusOr<GemmDims> MatMulDims(const TensorShape& a, bool transpose_a, const Tens
 template <typename T>
 void Gemm(const GemmDims& d, bool transpose_a, bool transpose_b, const T* a, const T* b, T* c);
 
+// Sets how many threads OpenBLAS itself uses per call (openblas_set_num_threads; process-wide).
+// With 1, GEMMs run on the calling thread and parallelism comes from the executor's pools: on a
+// loaded machine OpenBLAS's spinning worker threads otherwise stall every call (issue 3 measured
+// LeNet steps 20x slower). `flowbench train --blas-threads` sets it.
+void SetBlasThreads(int threads);
+
 }  // namespace fb

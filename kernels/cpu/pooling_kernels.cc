@@ -3,6 +3,7 @@
 // within an image each window is reduced over channels as Eigen vectors. MaxPoolGrad recomputes
 // each window's argmax per channel (the first maximum in row-major window order, as
 // TensorFlow's CPU kernel does) and routes the gradient there.
+#include <algorithm>
 #include <limits>
 
 #include "engine/ops/nn_ops_common.h"
@@ -108,13 +109,13 @@ class MaxPoolGradOp : public PoolKernelBase {
     OP_REQUIRES_OK(ctx, Shape(input.shape().dim_sizes(), &grad, "grad").status());
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
-    out->flat<T>().setZero();
     const int64_t depth = s.in_depth, in_image = s.rows.in * s.cols.in * depth;
     const int64_t out_image = s.rows.out * s.cols.out * depth;
     ForEachImage(ctx, s, [&](int64_t n) {
       const T* x = input.data<T>() + n * in_image;
       const T* g = grad.data<T>() + n * out_image;
       T* dx = out->data<T>() + n * in_image;
+      std::fill_n(dx, in_image, T(0));  // per image, so zeroing is sharded and cache-warm
       std::vector<T> best(depth);
       std::vector<int64_t> argmax(depth);  // element offset within the image
       ForEachWindow(s, [&](const Window& w) {

@@ -1,0 +1,72 @@
+#include "experiments/layers.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/client/math_ops.h"
+#include "engine/client/random_ops.h"
+#include "engine/client/state_ops.h"
+
+namespace fb::experiments {
+
+Output VariableStore::Add(const Scope& s, const std::string& name, const TensorShape& shape,
+                          Output value) {
+  Output var = ops::Variable(s.WithOpName(name), shape, DataType::kFloat);
+  initializers_.push_back(ops::Assign(s.WithOpName(name + "/Assign"), var, value));
+  variables_.push_back(var);
+  // Every use reads the value through one Identity (TensorFlow's "<var>/read"): its snapshot is
+  // taken before the forward pass, so the step's update (copy on write) never races with a
+  // later read by the backward pass.
+  return ops::Identity(s.WithOpName(name + "/read"), var);
+}
+
+Output VariableStore::Weight(const Scope& s, const std::string& name, const TensorShape& shape,
+                             int64_t fan_in, int64_t fan_out, InitKind init) {
+  const double limit = init == InitKind::kHeUniform
+                           ? std::sqrt(6.0 / static_cast<double>(fan_in))
+                           : std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
+  Scope init_scope = s.NewSubScope(name + "_init");
+  Output u = ops::RandomUniform(init_scope, shape.dim_sizes(), DataType::kFloat, seed_,
+                                next_stream_++);
+  // U(0, 1) * 2a - a
+  Output scaled = ops::Sub(init_scope, ops::Mul(init_scope, u, ops::Const(init_scope, float(2 * limit))),
+                           ops::Const(init_scope, float(limit)));
+  return Add(s, name, shape, scaled);
+}
+
+Output VariableStore::Bias(const Scope& s, const std::string& name, const TensorShape& shape) {
+  Tensor zeros(DataType::kFloat, shape);
+  std::fill(zeros.data<float>(), zeros.data<float>() + zeros.NumElements(), 0.0f);
+  return Add(s, name, shape, ops::Const(s.NewSubScope(name + "_init"), zeros));
+}
+
+namespace {
+Output Activate(const Scope& s, Output x, Activation activation) {
+  return activation == Activation::kRelu ? ops::Relu(s, x) : x;
+}
+InitKind InitFor(Activation activation) {
+  return activation == Activation::kRelu ? InitKind::kHeUniform : InitKind::kGlorotUniform;
+}
+}  // namespace
+
+Output Dense(const Scope& s, VariableStore* vars, const std::string& name, Output x, int64_t in,
+             int64_t units, Activation activation) {
+  Scope ls = s.NewSubScope(name);
+  Output w = vars->Weight(ls, "weights", {in, units}, in, units, InitFor(activation));
+  Output b = vars->Bias(ls, "biases", {units});
+  return Activate(ls, ops::BiasAdd(ls, ops::MatMul(ls, x, w), b), activation);
+}
+
+Output Conv2DLayer(const Scope& s, VariableStore* vars, const std::string& name, Output x,
+                   int64_t kernel, int64_t in, int64_t filters, const std::string& padding,
+                   Activation activation) {
+  Scope ls = s.NewSubScope(name);
+  const int64_t area = kernel * kernel;
+  Output w = vars->Weight(ls, "weights", {kernel, kernel, in, filters}, area * in, area * filters,
+                          InitFor(activation));
+  Output b = vars->Bias(ls, "biases", {filters});
+  Output conv = ops::Conv2D(ls, x, w, {1, 1}, padding);
+  return Activate(ls, ops::BiasAdd(ls, conv, b), activation);
+}
+
+}  // namespace fb::experiments

@@ -1,0 +1,58 @@
+#pragma once
+// Layers for the model builders (experiments/models.h): trainable Variables with their
+// initializers, fully connected and convolution layers. Weight initialisation follows common
+// practice:
+//   He (Kaiming) uniform  U(-a, a), a = sqrt(6 / fan_in)            for layers followed by ReLU
+//                         (He et al., ICCV 2015: keeps activation variance through ReLUs)
+//   Glorot (Xavier) uniform  U(-a, a), a = sqrt(6 / (fan_in + fan_out))  for the logits layer
+//                         (Glorot and Bengio, AISTATS 2010)
+//   biases zero.
+// fan_in/fan_out of a conv filter [kh, kw, in, out] are kh*kw*in and kh*kw*out. Each weight
+// draws from RandomUniform keyed by (seed, index of the layer), so a model is reproducible from
+// its seed. Variables are float.
+#include <string>
+#include <vector>
+
+#include "engine/client/nn_ops.h"
+#include "engine/client/scope.h"
+
+namespace fb::experiments {
+
+enum class InitKind { kHeUniform, kGlorotUniform };
+
+// The trainable Variables of a model, in creation order, and the Assigns that initialize them.
+class VariableStore {
+ public:
+  explicit VariableStore(int64_t seed) : seed_(seed) {}
+  // A float Variable `name` (under `s`'s prefix) of `shape` initialized by `init` with the given
+  // fans. Returns its value read once per step ("<name>/read"), what layers compute with.
+  Output Weight(const Scope& s, const std::string& name, const TensorShape& shape, int64_t fan_in,
+                int64_t fan_out, InitKind init);
+  // A float Variable of `shape` initialized to zeros; returns "<name>/read" as Weight.
+  Output Bias(const Scope& s, const std::string& name, const TensorShape& shape);
+
+  // The Variables' Ref outputs (what optimizers and Savers take).
+  const std::vector<Output>& variables() const { return variables_; }
+  const std::vector<Output>& initializers() const { return initializers_; }
+
+ private:
+  Output Add(const Scope& s, const std::string& name, const TensorShape& shape, Output value);
+  int64_t seed_;
+  int64_t next_stream_ = 1;
+  std::vector<Output> variables_, initializers_;
+};
+
+enum class Activation { kNone, kRelu };
+
+// x [batch, in] -> activation(x * w + b) [batch, units]; w [in, units] ("<name>/weights"),
+// b [units] ("<name>/biases"). He init with ReLU, Glorot without.
+Output Dense(const Scope& s, VariableStore* vars, const std::string& name, Output x, int64_t in,
+             int64_t units, Activation activation);
+
+// x NHWC [batch, rows, cols, in] -> activation(Conv2D(x, w, stride 1, padding) + b); w HWIO
+// [kernel, kernel, in, filters], b [filters].
+Output Conv2DLayer(const Scope& s, VariableStore* vars, const std::string& name, Output x,
+                   int64_t kernel, int64_t in, int64_t filters, const std::string& padding,
+                   Activation activation);
+
+}  // namespace fb::experiments

@@ -1,0 +1,103 @@
+#pragma once
+// The model registry: image classifiers built as dataflow graphs (whitepaper section 2) with
+// loss, accuracy and optimizer nodes, shared by `flowbench train`, the MPI runtime (synchronous
+// data parallelism, whitepaper 7) and the simulator, so all of them run the very same graph.
+//
+//   ModelOptions o;  o.dataset = "fashion-mnist/train";          // read by the input op (4.5)
+//   ASSIGN_OR_RETURN(Model m, BuildModel("lenet", o));
+//   ASSIGN_OR_RETURN(auto saver, CreateModelSaver(m));  // before Extend (model_saver.h)
+//   RETURN_IF_ERROR(session->Extend(m.scope.ToGraphDef()));
+//   session->Run({}, {}, {m.init}, nullptr);                       // once
+//   session->Run({}, {m.loss}, {m.train_op}, &out);                // one training step
+//   session->Run({{m.images, x}, {m.labels, y}}, {m.num_correct}, {}, &out);  // evaluation
+//
+// Models ("mlp", "lenet"; see ModelNames):
+//   mlp    Reshape to [batch, rows*cols*channels], Dense+ReLU for each of hidden_units (default
+//          784-256-10), Dense logits.
+//   lenet  LeNet-5 (LeCun et al. 1998) as in issue 3: conv 5x5x6 SAME + ReLU, maxpool 2,
+//          conv 5x5x16 VALID + ReLU, maxpool 2, fc 120 + ReLU, fc 84 + ReLU, fc num_classes.
+// Weights: He uniform before ReLUs, Glorot uniform for the logits, zero biases
+// (experiments/layers.h). Everything is float; images NHWC float [batch, rows, cols, channels],
+// labels int32 [batch].
+//
+// Nodes every model has (names fixed, so other modules may refer to them):
+//   input/step               int64 Variable: the number of training steps taken (the input op's
+//                            position; checkpointed with the weights, so a resumed run reads the
+//                            batches an uninterrupted one would)
+//   input/batch              DatasetBatch(input/step) when options.dataset is set, else the
+//                            Placeholders input/images and input/labels
+//   loss                     mean softmax cross-entropy of the batch (scalar)
+//   accuracy, num_correct    fraction and count (float scalars) of correct argmax predictions
+//   init                     NoOp running every initializer (weights, optimizer slots, step)
+//   train                    NoOp: one optimizer step, then step += 1
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/client/scope.h"
+
+namespace fb::experiments {
+
+// kTrain: `train` applies the gradients the graph computes. kApplyFedGradients (synchronous data
+// parallelism): the graph computes `gradients` as outputs, and `train` applies the tensors fed
+// to `gradient_feeds` instead (e.g. gradients averaged over workers by an all-reduce).
+enum class TrainMode { kTrain, kApplyFedGradients };
+
+struct ModelOptions {
+  std::vector<int64_t> hidden_units = {256};     // MLP hidden layers
+  std::vector<int64_t> image_shape = {28, 28, 1};  // [rows, cols, channels]
+  int64_t num_classes = 10;
+  int64_t batch_size = 64;
+  std::string optimizer = "adam";  // "sgd", "momentum" (0.9) or "adam" (TensorFlow defaults)
+  double learning_rate = 0.001;
+  double momentum = 0.9;
+  int64_t seed = 1;  // weight initialisation and the input op's shuffling
+  // Registered dataset (datasets/dataset.h) read by the DatasetBatch input op; "" for
+  // Placeholders fed by the client.
+  std::string dataset;
+  bool shuffle = true;
+  int64_t num_shards = 1;   // data parallelism: workers sharing each global batch
+  int64_t shard_index = 0;  // this worker's slice
+  TrainMode mode = TrainMode::kTrain;
+};
+
+struct ModelVariable {
+  std::string name;  // Variable node name, e.g. "fc1/weights"
+  TensorShape shape;
+};
+
+struct Model {
+  std::string name;
+  Scope scope = Scope::NewRootScope();  // owns the graph
+  // Tensor names ("node:port"). images and labels may be fed (evaluation) even when they are
+  // the input op's outputs.
+  std::string images, labels, logits, loss, accuracy, num_correct;
+  std::string step;      // Variable node "input/step"
+  std::string init;      // target
+  std::string train_op;  // target
+  std::vector<ModelVariable> variables;     // trainable, in creation order
+  std::vector<std::string> gradients;       // d loss / d variables[i] (tensor names)
+  std::vector<std::string> gradient_feeds;  // kApplyFedGradients: Placeholders train applies
+};
+
+// Builds model `name`. Errors: NotFound naming the model and listing the known ones;
+// InvalidArgument for an unknown optimizer, a non-positive size, or graph-building errors
+// (naming the node).
+StatusOr<Model> BuildModel(const std::string& name, const ModelOptions& options);
+
+// Names of the registered models, sorted.
+std::vector<std::string> ModelNames();
+
+// --- registry
+class VariableStore;
+// Builds the logits [batch, num_classes] from images [batch, rows, cols, channels], creating
+// the trainable variables in `vars`.
+using ForwardFn = std::function<Output(const Scope& scope, Output images, const ModelOptions& o,
+                                       VariableStore* vars)>;
+struct ModelRegistrar {
+  ModelRegistrar(const std::string& name, ForwardFn forward);
+};
+#define FB_REGISTER_MODEL(name, forward) \
+  static ::fb::experiments::ModelRegistrar FB_CONCAT(fb_model_, __COUNTER__)(name, forward)
+
+}  // namespace fb::experiments

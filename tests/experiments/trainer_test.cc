@@ -1,0 +1,214 @@
+// The training loop of `flowbench train` on small synthetic data: reproducibility, resume
+// equals an uninterrupted run, checkpoint and trace contents.
+#include "experiments/trainer.h"
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "datasets/synthetic.h"
+#include "engine/checkpoint/saver.h"
+#include "engine/trace/trace_reader.h"
+#include "tests/engine/trace/temp_dir.h"
+#include "tests/test_util.h"
+
+namespace fb::experiments {
+namespace {
+
+// `n` examples of 5 classes of 12x12 images; splits share classes but not examples.
+std::shared_ptr<const datasets::Dataset> Synthetic(int64_t n, uint64_t split) {
+  datasets::SyntheticOptions so;
+  so.num_examples = n;
+  so.image_shape = {12, 12, 1};
+  so.num_classes = 5;
+  so.split = split;
+  auto d = datasets::MakeSyntheticDataset(so);
+  REQUIRE(d.ok());
+  return *d;
+}
+
+// 2 epochs of 12 steps (batch 16 over 192 examples).
+TrainOptions SmallRun(const std::string& model) {
+  TrainOptions o;
+  o.model = model;
+  o.epochs = 2;
+  o.threads = 2;
+  o.model_options.batch_size = 16;
+  o.model_options.hidden_units = {32};
+  o.model_options.seed = 3;
+  return o;
+}
+
+TrainResult RunOk(const TrainOptions& o, std::shared_ptr<const datasets::Dataset> train,
+                  std::shared_ptr<const datasets::Dataset> test = nullptr) {
+  auto r = Train(o, train, test);
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  return *r;
+}
+
+void CheckSameVariables(const TrainResult& a, const TrainResult& b) {
+  REQUIRE(a.variable_names == b.variable_names);
+  for (size_t i = 0; i < a.final_variables.size(); ++i) {
+    INFO(a.variable_names[i]);
+    CHECK(test::Values<float>(a.final_variables[i]) == test::Values<float>(b.final_variables[i]));
+  }
+}
+
+TEST_CASE("Same seed and threads give identical loss curves and weights", "[train]") {
+  auto train = Synthetic(192, 1);
+  for (std::string model : {"mlp", "lenet"}) {
+    INFO(model);
+    TrainOptions o = SmallRun(model);
+    TrainResult a = RunOk(o, train, Synthetic(100, 2)), b = RunOk(o, train, Synthetic(100, 2));
+    REQUIRE(a.losses.size() == 24);
+    CHECK(a.losses == b.losses);
+    CHECK(a.test_accuracy == b.test_accuracy);
+    CheckSameVariables(a, b);
+    o.model_options.seed = 4;
+    CHECK(RunOk(o, train).losses != a.losses);  // the seed matters
+  }
+}
+
+TEST_CASE("Resuming from a checkpoint ends with the weights of an uninterrupted run", "[train]") {
+  auto train = Synthetic(192, 1);
+  for (std::string model : {"mlp", "lenet"}) {
+    INFO(model);
+    test::TempDir dir;
+    TrainOptions o = SmallRun(model);
+    const TrainResult whole = RunOk(o, train);
+
+    o.checkpoint_dir = dir.file("ckpt");
+    o.checkpoint_every.steps = 5;
+    o.max_steps = 17;  // stops mid-epoch 2: checkpoints at steps 5, 10, 15 and 17
+    const TrainResult first = RunOk(o, train);
+    CHECK(first.steps == 17);
+    auto steps = ListCheckpointSteps(o.checkpoint_dir);
+    REQUIRE(steps.ok());
+    CHECK(*steps == std::vector<int64_t>{5, 10, 15, 17});
+
+    o.resume = true;
+    o.max_steps = -1;
+    const TrainResult resumed = RunOk(o, train);
+    CHECK(resumed.first_step == 17);
+    CHECK(resumed.steps == 24);
+    // The resumed run sees the same batches: its losses are the tail of the whole run's.
+    CHECK(resumed.losses == std::vector<double>(whole.losses.begin() + 17, whole.losses.end()));
+    CheckSameVariables(whole, resumed);
+  }
+}
+
+TEST_CASE("Checkpoints every N seconds keep the newest ones", "[train]") {
+  auto train = Synthetic(192, 1);
+  test::TempDir dir;
+  TrainOptions o = SmallRun("mlp");
+  o.checkpoint_dir = dir.file("ckpt");
+  o.checkpoint_every.seconds = 1e-9;  // due after every step
+  o.keep_checkpoints = 3;
+  o.max_steps = 6;
+  RunOk(o, train);
+  auto steps = ListCheckpointSteps(o.checkpoint_dir);
+  REQUIRE(steps.ok());
+  CHECK(*steps == std::vector<int64_t>{4, 5, 6});
+}
+
+TEST_CASE("Resuming from a truncated checkpoint fails naming the file", "[train]") {
+  auto train = Synthetic(192, 1);
+  test::TempDir dir;
+  TrainOptions o = SmallRun("mlp");
+  o.checkpoint_dir = dir.file("ckpt");
+  o.checkpoint_every.steps = 100;
+  o.max_steps = 3;
+  RunOk(o, train);
+  const std::string path = CheckpointPath(o.checkpoint_dir, 3);
+  REQUIRE(std::filesystem::exists(path));
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  o.resume = true;
+  auto r = Train(o, train, nullptr);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == Code::kDataLoss);
+  CHECK_THAT(r.status().message(), Catch::Contains(path));
+}
+
+// Names of the nodes a step computing `roots` must execute: the backward closure over data and
+// control edges in the trace's /graph tables (internal "_" nodes left out).
+std::set<std::string> NeededNodes(const Trace& t, const std::vector<std::string>& roots) {
+  std::map<int32_t, std::vector<int32_t>> inputs;
+  for (const EdgeRecord& e : t.edges) inputs[e.dst].push_back(e.src);
+  std::map<std::string, int32_t> id;
+  for (const OpRecord& op : t.ops) id[t.str(op.node)] = op.id;
+  std::set<int32_t> seen;
+  std::vector<int32_t> stack;
+  for (const std::string& r : roots) stack.push_back(id.at(r));
+  while (!stack.empty()) {
+    int32_t n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second) continue;
+    for (int32_t src : inputs[n]) stack.push_back(src);
+  }
+  std::set<std::string> names;
+  for (const OpRecord& op : t.ops) {
+    const std::string& name = t.str(op.node);
+    if (seen.count(op.id) && !name.empty() && name[0] != '_') names.insert(name);
+  }
+  return names;
+}
+
+TEST_CASE("The trace holds one row per executed node for each traced step", "[train]") {
+  auto train = Synthetic(192, 1);
+  test::TempDir dir;
+  TrainOptions o = SmallRun("lenet");
+  o.epochs = 1;
+  o.trace_path = dir.file("run.h5");
+  o.trace_steps = 2;
+  RunOk(o, train, Synthetic(50, 2));
+  auto t = TraceReader::Open(o.trace_path);
+  INFO(t.status().ToString());
+  REQUIRE(t.ok());
+  const std::set<std::string> needed = NeededNodes(*t, {"loss", "train"});
+  CHECK(needed.count("input/batch") == 1);
+  CHECK(needed.count("conv1/Conv2D") == 1);
+  std::map<int64_t, std::multiset<std::string>> per_step;
+  for (const EventRecord& e : t->events) {
+    const std::string& name = t->str(e.node);
+    if (name.empty() || name[0] == '_') continue;  // _Fetch and other rewrite nodes
+    per_step[e.step].insert(name);
+    CHECK(e.end_ns >= e.start_ns);
+  }
+  // Steps 1 and 2 are traced (step 0 warms up).
+  REQUIRE(per_step.size() == 2);
+  for (const auto& [step, names] : per_step) {
+    INFO("step " << step);
+    CHECK((step == 1 || step == 2));
+    CHECK(std::set<std::string>(names.begin(), names.end()) == needed);
+    CHECK(names.size() == needed.size());  // each exactly once
+  }
+  // Every step has a /steps row and a loss metric.
+  CHECK(t->steps.size() == 12);
+  int losses = 0;
+  for (const MetricRecord& m : t->metrics) losses += t->str(m.name) == "loss";
+  CHECK(losses == 12);
+}
+
+TEST_CASE("Checkpoint intervals parse as steps or seconds", "[train]") {
+  CHECK(ParseCheckpointEvery("500")->steps == 500);
+  CHECK(ParseCheckpointEvery("30s")->seconds == 30);
+  CHECK(ParseCheckpointEvery("2.5s")->seconds == 2.5);
+  for (std::string bad : {"", "s", "0", "-3", "10m", "abc"}) {
+    INFO(bad);
+    CHECK(ParseCheckpointEvery(bad).status().message() ==
+          "checkpoint interval '" + bad +
+              "': expected a positive number of steps (500) or seconds (30s)");
+  }
+}
+
+TEST_CASE("Train rejects a dataset smaller than one batch", "[train]") {
+  TrainOptions o = SmallRun("mlp");
+  auto r = Train(o, Synthetic(10, 1), nullptr);
+  CHECK(r.status().message() == "dataset 'synthetic' has 10 examples, fewer than one batch of 16");
+}
+
+}  // namespace
+}  // namespace fb::experiments
