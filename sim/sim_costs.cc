@@ -1,6 +1,7 @@
 #include "sim/sim_costs.h"
 
 #include "engine/trace/trace_reader.h"
+#include "experiments/models.h"
 #include "sim/synthetic_graph.h"
 
 namespace fb::sim {
@@ -23,6 +24,26 @@ StatusOr<SimGraph> SyntheticModel(const std::string& model, int batch) {
   return out;
 }
 
+// A model of experiments/models.h with Placeholder inputs; their -1 (batch) dimensions become
+// `batch` in feed_shapes.
+StatusOr<SimGraph> RegisteredModel(const std::string& model, int batch) {
+  ModelOptions options;
+  options.batch_size = batch;
+  ASSIGN_OR_RETURN(Model m, BuildModel(model, options));
+  SimGraph out;
+  ASSIGN_OR_RETURN(out.graph, Graph::FromGraphDef(m.scope.ToGraphDef()));
+  for (Node* n : out.graph->nodes()) {
+    if (n->op() != "Placeholder") continue;
+    TensorShape shape;
+    if (!GetNodeAttr(n->def().attrs, "shape", &shape).ok() || IsUnknownRank(shape)) continue;
+    for (int i = 0; i < shape.rank(); ++i) {
+      if (shape.dim_size(i) < 0) shape.set_dim(i, batch);
+    }
+    out.feed_shapes[n->name()] = shape;
+  }
+  return out;
+}
+
 }  // namespace
 
 StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string& model,
@@ -38,7 +59,7 @@ StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string
     return out;
   }
   if (model.rfind("synthetic", 0) == 0) return SyntheticModel(model, batch);
-  return NotFound("unknown model '", model, "' (known: synthetic[:LAYERS:ELEMENTWISE])");
+  return RegisteredModel(model, batch);
 }
 
 StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,

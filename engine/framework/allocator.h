@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace fb {
@@ -16,7 +17,10 @@ struct AllocatorStats {
   int64_t largest_alloc_size = 0;
 };
 
-class Allocator {
+// Allocators owned by a shared_ptr (devices' allocators) are kept alive by the buffers they
+// allocated (TensorBuffer takes weak_from_this().lock()), so a tensor fetched from a Session may
+// outlive the Session and its devices.
+class Allocator : public std::enable_shared_from_this<Allocator> {
  public:
   // Alignment of every tensor buffer in bytes (AVX-512 friendly; Eigen's requirement is 16).
   static constexpr size_t kAlignment = 64;

@@ -25,7 +25,7 @@ void Device::ComputeAsync(AsyncOpKernel* kernel, OpKernelContext* ctx,
 CpuDevice::CpuDevice(const std::string& name, int num_threads, int64_t memory_limit_bytes)
     : Device(DeviceAttributes{name, DEVICE_CPU, memory_limit_bytes,
                               std::to_string(num_threads) + " threads"}),
-      allocator_(name),
+      allocator_(std::make_shared<CpuAllocator>(name)),
       inter_op_(name + "/inter_op", num_threads),
       intra_op_(name + "/intra_op", num_threads) {}
 

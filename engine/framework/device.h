@@ -67,12 +67,12 @@ class Device {
 class CpuDevice : public Device {
  public:
   CpuDevice(const std::string& name, int num_threads, int64_t memory_limit_bytes = 0);
-  Allocator* GetAllocator() override { return &allocator_; }
+  Allocator* GetAllocator() override { return allocator_.get(); }
   ThreadPool* inter_op_pool() override { return &inter_op_; }
   ThreadPool* intra_op_pool() override { return &intra_op_; }
 
  private:
-  CpuAllocator allocator_;
+  std::shared_ptr<CpuAllocator> allocator_;  // shared: outstanding tensors keep it alive
   ThreadPool inter_op_;
   ThreadPool intra_op_;
 };

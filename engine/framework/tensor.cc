@@ -5,7 +5,10 @@
 namespace fb {
 
 TensorBuffer::TensorBuffer(Allocator* allocator, DataType dtype, int64_t num_elements)
-    : allocator_(allocator), dtype_(dtype), num_elements_(num_elements) {
+    : allocator_(allocator),
+      keep_alive_(allocator->weak_from_this().lock()),
+      dtype_(dtype),
+      num_elements_(num_elements) {
   size_t elem = dtype == DataType::kString ? sizeof(std::string) : DataTypeSize(dtype);
   bytes_ = static_cast<size_t>(num_elements) * elem;
   data_ = allocator_->AllocateRaw(Allocator::kAlignment, bytes_);

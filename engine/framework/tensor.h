@@ -29,6 +29,7 @@ class TensorBuffer {
 
  private:
   Allocator* allocator_;
+  std::shared_ptr<Allocator> keep_alive_;  // null for allocators not owned by a shared_ptr
   DataType dtype_;
   int64_t num_elements_;
   size_t bytes_;

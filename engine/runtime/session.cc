@@ -128,6 +128,11 @@ Status Session::Run(const std::vector<NamedTensor>& feeds, const std::vector<std
 Status Session::Run(const RunOptions& options, const std::vector<NamedTensor>& feeds,
                     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
                     std::vector<Tensor>* outputs, RunMetadata* metadata) {
+  if (outputs == nullptr && !fetches.empty()) {
+    return InvalidArgument("Session::Run: ", fetches.size(), " fetches but no outputs vector");
+  }
+  std::vector<Tensor> ignored;
+  if (outputs == nullptr) outputs = &ignored;
   std::vector<std::string> feed_names;
   std::vector<Tensor> feed_values;
   for (const auto& [name, t] : feeds) {

@@ -60,6 +60,7 @@ class Session {
   // Adds nodes to the graph. On error (names the node) the graph is unchanged.
   Status Extend(const GraphDef& graph);
   // Feeds: {"name:port", tensor}; fetches: "name:port"; targets: node names run for effect.
+  // `outputs` may be null only when there are no fetches.
   // Errors: NotFound for unknown feed/fetch/target names, InvalidArgument for a fed tensor of
   // the wrong dtype or shape, or the first kernel failure (naming node and device).
   Status Run(const std::vector<NamedTensor>& feeds, const std::vector<std::string>& fetches,
