@@ -41,17 +41,27 @@ const Tensor& OpKernelContext::input(int i) const {
   return v.tensor;
 }
 
+// "output 0 of node 'conv1': " for ResourceExhausted errors (the node may run on a GPU, whose
+// memory runs out in practice; the executor adds the device).
+std::string OpKernelContext::AllocationPrefix(const std::string& what) const {
+  return what + " of node '" + (params_->kernel ? params_->kernel->name() : "?") + "': ";
+}
+
 Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor** out) {
   FB_CHECK(i >= 0 && i < num_outputs()) << "allocate_output " << i;
   if (!shape.IsFullyDefined())
     return InvalidArgument("output ", i, " shape ", shape.DebugString(), " is not fully defined");
-  outputs_[i].tensor = Tensor(expected_output_dtype(i), shape, allocator());
+  auto t = Tensor::Allocate(expected_output_dtype(i), shape, allocator());
+  if (!t.ok()) return t.status().WithPrefix(AllocationPrefix("output " + std::to_string(i)));
+  outputs_[i].tensor = std::move(*t);
   *out = &outputs_[i].tensor;
   return Status::OK();
 }
 
 Status OpKernelContext::allocate_temp(DataType dt, const TensorShape& shape, Tensor* out) {
-  *out = Tensor(dt, shape, allocator());
+  auto t = Tensor::Allocate(dt, shape, allocator());
+  if (!t.ok()) return t.status().WithPrefix(AllocationPrefix("a temporary"));
+  *out = std::move(*t);
   return Status::OK();
 }
 
