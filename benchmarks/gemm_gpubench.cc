@@ -55,8 +55,8 @@ void BM_SgemmFlowbench(benchmark::State& state) {
   node.attrs["T"] = DataType::kFloat;
   auto kernel = KernelRegistry::Global()->CreateKernel(gpu, node);
   if (!kernel.ok()) return state.SkipWithError(kernel.status().ToString().c_str());
-  auto a = Tensor::Allocate(DataType::kFloat, {n, n}, gpu->GetAllocator());
-  auto b = Tensor::Allocate(DataType::kFloat, {n, n}, gpu->GetAllocator());
+  auto a = AllocateTensor(DataType::kFloat, {n, n}, gpu->GetAllocator());
+  auto b = AllocateTensor(DataType::kFloat, {n, n}, gpu->GetAllocator());
   if (!a.ok() || !b.ok()) return state.SkipWithError("out of GPU memory");
   std::vector<TensorValue> inputs = {{*a, nullptr}, {*b, nullptr}};
   for (auto _ : state) {

@@ -83,10 +83,6 @@ struct DeviceOptions {
   int threads_per_cpu = 0;    // 0: hardware threads / num_cpu_devices (at least 1)
   std::string job = "localhost";
   int task = 0;
-  // GPU devices (kernels/cuda, when built with FLOWBENCH_CUDA and a GPU is present).
-  int num_gpu_devices = -1;           // -1: every visible GPU; 0: none
-  double gpu_memory_fraction = 0.9;   // of the free memory at start, for each GPU's BFC pool
-  bool gpu_allow_tf32 = false;        // cuBLAS/cuDNN may round float inputs to TF32
 };
 
 // Creates devices of one type; GPU support registers a factory when a GPU is present.

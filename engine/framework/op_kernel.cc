@@ -3,6 +3,8 @@
 #include <condition_variable>
 #include <set>
 
+#include "engine/framework/tensor_allocate.h"
+
 namespace fb {
 
 OpKernelConstruction::OpKernelConstruction(Device* device, const NodeDef& def, const OpDef& op_def,
@@ -41,26 +43,25 @@ const Tensor& OpKernelContext::input(int i) const {
   return v.tensor;
 }
 
-// "output 0 of node 'conv1': " for ResourceExhausted errors (the node may run on a GPU, whose
-// memory runs out in practice; the executor adds the device).
-std::string OpKernelContext::AllocationPrefix(const std::string& what) const {
-  return what + " of node '" + (params_->kernel ? params_->kernel->name() : "?") + "': ";
-}
-
 Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor** out) {
   FB_CHECK(i >= 0 && i < num_outputs()) << "allocate_output " << i;
   if (!shape.IsFullyDefined())
     return InvalidArgument("output ", i, " shape ", shape.DebugString(), " is not fully defined");
-  auto t = Tensor::Allocate(expected_output_dtype(i), shape, allocator());
-  if (!t.ok()) return t.status().WithPrefix(AllocationPrefix("output " + std::to_string(i)));
+  // Out of memory is ResourceExhausted naming the node (GPU memory runs out in practice).
+  auto t = AllocateTensor(expected_output_dtype(i), shape, allocator());
+  if (!t.ok())
+    return t.status().WithPrefix("output " + std::to_string(i) + " of node '" +
+                                 params_->kernel->name() + "': ");
   outputs_[i].tensor = std::move(*t);
   *out = &outputs_[i].tensor;
   return Status::OK();
 }
 
 Status OpKernelContext::allocate_temp(DataType dt, const TensorShape& shape, Tensor* out) {
-  auto t = Tensor::Allocate(dt, shape, allocator());
-  if (!t.ok()) return t.status().WithPrefix(AllocationPrefix("a temporary"));
+  auto t = AllocateTensor(dt, shape, allocator());
+  if (!t.ok())
+    return t.status().WithPrefix("temporary of node '" +
+                                 (params_->kernel ? params_->kernel->name() : "?") + "': ");
   *out = std::move(*t);
   return Status::OK();
 }

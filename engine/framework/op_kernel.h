@@ -138,7 +138,6 @@ class OpKernelContext {
   bool output_is_dead(int i) const { return dead_outputs_[i]; }
 
  private:
-  std::string AllocationPrefix(const std::string& what) const;
   Params* params_;
   std::vector<TensorValue> outputs_;
   std::vector<bool> dead_outputs_;

@@ -5,25 +5,19 @@
 namespace fb {
 
 TensorBuffer::TensorBuffer(Allocator* allocator, DataType dtype, int64_t num_elements)
-    : TensorBuffer(allocator, dtype, num_elements, std::nothrow) {
-  FB_CHECK(data_ != nullptr) << "out of memory allocating " << bytes_ << " bytes from "
-                             << allocator_->Name();
-}
-
-TensorBuffer::TensorBuffer(Allocator* allocator, DataType dtype, int64_t num_elements,
-                           std::nothrow_t)
     : allocator_(allocator), dtype_(dtype), num_elements_(num_elements) {
   size_t elem = dtype == DataType::kString ? sizeof(std::string) : DataTypeSize(dtype);
   bytes_ = static_cast<size_t>(num_elements) * elem;
   data_ = allocator_->AllocateRaw(Allocator::kAlignment, bytes_);
-  if (data_ != nullptr && dtype == DataType::kString) {
+  FB_CHECK(data_ != nullptr) << "out of memory allocating " << bytes_ << " bytes from "
+                             << allocator_->Name();
+  if (dtype == DataType::kString) {
     auto* s = static_cast<std::string*>(data_);
     for (int64_t i = 0; i < num_elements; ++i) new (s + i) std::string();
   }
 }
 
 TensorBuffer::~TensorBuffer() {
-  if (data_ == nullptr) return;
   if (dtype_ == DataType::kString) {
     auto* s = static_cast<std::string*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) s[i].~basic_string();
@@ -37,22 +31,6 @@ Tensor::Tensor(DataType dtype, const TensorShape& shape, Allocator* allocator)
                                    << shape.DebugString();
   buffer_ = std::make_shared<TensorBuffer>(allocator ? allocator : DefaultCpuAllocator(), dtype,
                                            shape.num_elements());
-}
-
-StatusOr<Tensor> Tensor::Allocate(DataType dtype, const TensorShape& shape, Allocator* allocator) {
-  if (!shape.IsFullyDefined())
-    return InvalidArgument("tensor shape ", shape.DebugString(), " is not fully defined");
-  if (allocator == nullptr) allocator = DefaultCpuAllocator();
-  auto buffer = std::make_shared<TensorBuffer>(allocator, dtype, shape.num_elements(), std::nothrow);
-  if (buffer->data() == nullptr)
-    return ResourceExhausted("out of memory allocating ", DataTypeString(dtype),
-                             shape.DebugString(), " (", buffer->bytes(), " bytes) from ",
-                             allocator->Name());
-  Tensor t;
-  t.dtype_ = dtype;
-  t.shape_ = shape;
-  t.buffer_ = std::move(buffer);
-  return t;
 }
 
 size_t Tensor::TotalBytes() const {

@@ -5,7 +5,6 @@
 // Thread-safety: the buffer's refcount is atomic; element access is not synchronised.
 #include <cstring>
 #include <memory>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -20,10 +19,7 @@ namespace fb {
 // Owns `bytes` bytes from `allocator`; for kString it also constructs/destroys std::string objects.
 class TensorBuffer {
  public:
-  // FB_CHECKs that the allocation succeeds.
   TensorBuffer(Allocator* allocator, DataType dtype, int64_t num_elements);
-  // Leaves data() null when the allocator is out of memory (for Tensor::Allocate).
-  TensorBuffer(Allocator* allocator, DataType dtype, int64_t num_elements, std::nothrow_t);
   ~TensorBuffer();
   TensorBuffer(const TensorBuffer&) = delete;
   TensorBuffer& operator=(const TensorBuffer&) = delete;
@@ -49,10 +45,6 @@ class Tensor {
   Tensor() = default;  // an uninitialized tensor: !IsInitialized()
   // Allocates an uninitialized buffer (strings are empty) from `allocator` (default CPU).
   Tensor(DataType dtype, const TensorShape& shape, Allocator* allocator = nullptr);
-
-  // Like the constructor, but an allocator out of memory gives ResourceExhausted naming the
-  // allocator, the shape and the bytes instead of aborting (GPU memory runs out in practice).
-  static StatusOr<Tensor> Allocate(DataType dtype, const TensorShape& shape, Allocator* allocator);
 
   template <typename T>
   static Tensor Scalar(T value) {

@@ -19,7 +19,7 @@ class GpuCheckNumericsOp : public AsyncOpKernel {
     const Tensor& x = ctx->input(0);
     Tensor flags;
     OP_REQUIRES_OK_ASYNC(ctx, ctx->allocate_temp(DataType::kInt32, {1}, &flags), done);
-    auto host = Tensor::Allocate(DataType::kInt32, {1}, gpu->pinned_allocator());
+    auto host = AllocateTensor(DataType::kInt32, {1}, gpu->pinned_allocator());
     OP_REQUIRES_OK_ASYNC(ctx, host.status(), done);
     cudaStream_t s = gpu->compute_stream();
     OP_REQUIRES_OK_ASYNC(ctx, CudaStatus(cudaMemsetAsync(flags.raw_data(), 0, 4, s), "memset"),

@@ -1,5 +1,6 @@
 #include "kernels/cuda/gpu_device.h"
 
+#include <cstdlib>
 #include <map>
 
 #include "kernels/cuda/cuda_status.h"
@@ -60,7 +61,7 @@ StatusOr<BfcAllocator*> DeviceAllocator(int ordinal, double fraction) {
   size_t free_bytes = 0, total_bytes = 0;
   FB_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (fraction <= 0 || fraction > 1)
-    return InvalidArgument("gpu_memory_fraction must be in (0, 1], got ", fraction);
+    return InvalidArgument("FLOWBENCH_GPU_MEMORY_FRACTION must be in (0, 1], got ", fraction);
   auto* a = new BfcAllocator(std::make_unique<CudaSubAllocator>(ordinal),
                              static_cast<size_t>(free_bytes * fraction),
                              "gpu_bfc_" + std::to_string(ordinal), size_t{64} << 20);
@@ -77,12 +78,26 @@ BfcAllocator* PinnedAllocator() {
   return s.pinned;
 }
 
+// The GPU options of gpu_device.h, from the environment.
+double MemoryFraction() {
+  const char* v = std::getenv("FLOWBENCH_GPU_MEMORY_FRACTION");
+  return v ? std::atof(v) : 0.9;
+}
+bool AllowTf32() {
+  const char* v = std::getenv("FLOWBENCH_GPU_ALLOW_TF32");
+  return v && std::string(v) == "1";
+}
+int RequestedGpus() {
+  const char* v = std::getenv("FLOWBENCH_NUM_GPUS");
+  return v ? std::atoi(v) : -1;
+}
+
 class GpuDeviceFactory : public DeviceFactory {
  public:
   Status CreateDevices(const DeviceOptions& o,
                        std::vector<std::unique_ptr<Device>>* devices) override {
     int n = VisibleGpuCount();
-    if (o.num_gpu_devices >= 0) n = std::min(n, o.num_gpu_devices);
+    if (RequestedGpus() >= 0) n = std::min(n, RequestedGpus());
     for (int i = 0; i < n; ++i) {
       ASSIGN_OR_RETURN(std::unique_ptr<GpuDevice> d, GpuDevice::Create(i, o));
       devices->push_back(std::move(d));
@@ -113,7 +128,7 @@ int VisibleGpuCount() {
 }
 
 StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(int ordinal, const DeviceOptions& o) {
-  ASSIGN_OR_RETURN(BfcAllocator * allocator, DeviceAllocator(ordinal, o.gpu_memory_fraction));
+  ASSIGN_OR_RETURN(BfcAllocator * allocator, DeviceAllocator(ordinal, MemoryFraction()));
   cudaDeviceProp prop;
   FB_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, ordinal));
   std::string description = std::string(prop.name) + ", sm_" + std::to_string(prop.major) +
@@ -130,7 +145,7 @@ GpuDevice::GpuDevice(int ordinal, const DeviceOptions& o, BfcAllocator* allocato
     : Device(DeviceAttributes{LocalDeviceName(DEVICE_GPU, ordinal, o.job, o.task), DEVICE_GPU,
                               static_cast<int64_t>(allocator->memory_limit_bytes()), description}),
       ordinal_(ordinal),
-      allow_tf32_(o.gpu_allow_tf32),
+      allow_tf32_(AllowTf32()),
       allocator_(allocator),
       pinned_(pinned),
       inter_op_("gpu" + std::to_string(ordinal) + "/inter_op", 2),
@@ -189,8 +204,8 @@ Status GpuDevice::StreamWait(cudaStream_t waiter, cudaStream_t signaller) {
 StatusOr<Tensor> GpuDevice::CopyToHost(const Tensor& t) {
   if (t.allocator() == nullptr || t.allocator()->IsHostMemory()) return t;
   cudaSetDevice(ordinal_);
-  ASSIGN_OR_RETURN(Tensor staging, Tensor::Allocate(t.dtype(), t.shape(), pinned_));
-  ASSIGN_OR_RETURN(Tensor host, Tensor::Allocate(t.dtype(), t.shape(), DefaultCpuAllocator()));
+  ASSIGN_OR_RETURN(Tensor staging, AllocateTensor(t.dtype(), t.shape(), pinned_));
+  ASSIGN_OR_RETURN(Tensor host, AllocateTensor(t.dtype(), t.shape(), DefaultCpuAllocator()));
   if (t.ByteSize() == 0) return host;
   RETURN_IF_ERROR(StreamWait(d2h_, compute_));
   FB_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(staging.raw_data(), t.raw_data(), t.ByteSize(),
@@ -205,11 +220,11 @@ StatusOr<Tensor> GpuDevice::CopyFromHost(const Tensor& t) {
   if (t.dtype() == DataType::kString)
     return InvalidArgument(name(), ": string tensors cannot be copied to a GPU");
   cudaSetDevice(ordinal_);
-  ASSIGN_OR_RETURN(Tensor on_gpu, Tensor::Allocate(t.dtype(), t.shape(), allocator_));
+  ASSIGN_OR_RETURN(Tensor on_gpu, AllocateTensor(t.dtype(), t.shape(), allocator_));
   if (t.ByteSize() == 0) return on_gpu;
   Tensor staging = t;
-  if (t.allocator() != pinned_) {
-    ASSIGN_OR_RETURN(staging, Tensor::Allocate(t.dtype(), t.shape(), pinned_));
+  if (BaseAllocator(t) != pinned_) {
+    ASSIGN_OR_RETURN(staging, AllocateTensor(t.dtype(), t.shape(), pinned_));
     std::memcpy(staging.raw_data(), t.raw_data(), t.ByteSize());
   }
   RETURN_IF_ERROR(StreamWait(h2d_, compute_));  // the destination may be memory freed by a kernel

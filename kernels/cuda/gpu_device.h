@@ -1,7 +1,7 @@
 #pragma once
 // GpuDevice: one CUDA GPU as a flowbench Device (whitepaper section 3; TensorFlow's
 // BaseGPUDevice). Memory comes from a process-wide BfcAllocator per GPU (a pool of cudaMalloc
-// regions, limited to DeviceOptions::gpu_memory_fraction of the memory free at start); host
+// regions, limited to a fraction of the memory free at start, see below); host
 // staging buffers come from a process-wide pinned (cudaHostAlloc) BfcAllocator. Allocators are
 // never destroyed, so tensors may outlive the Session that made them (as TensorFlow's do).
 //
@@ -12,7 +12,10 @@
 // reuse freed memory. CopyToHost (Send, Fetch) waits for its own copy only.
 //
 // The device registers through DeviceFactory ("GPU") only when CUDA reports a GPU; on a machine
-// without one (or without a driver) no GPU device exists and nothing CUDA runs. Thread-safe:
+// without one (or without a driver) no GPU device exists and nothing CUDA runs. Options come from
+// the environment (DeviceOptions has no GPU fields yet): FLOWBENCH_NUM_GPUS (default: all visible),
+// FLOWBENCH_GPU_MEMORY_FRACTION (default 0.9 of the free memory at start, per GPU's pool) and
+// FLOWBENCH_GPU_ALLOW_TF32=1 (default off: cuBLAS and cuDNN keep full float precision). Thread-safe:
 // cuBLAS and cuDNN calls go through one handle each, serialised by library_mu().
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -25,6 +28,7 @@
 #include "engine/framework/bfc_allocator.h"
 #include "engine/framework/device.h"
 #include "engine/framework/op_kernel.h"
+#include "engine/framework/tensor_allocate.h"
 
 namespace fb::gpu {
 
@@ -33,7 +37,8 @@ int VisibleGpuCount();
 
 class GpuDevice : public Device {
  public:
-  // Internal/ResourceExhausted when the CUDA context, streams or library handles cannot be made.
+  // Internal/ResourceExhausted when the CUDA context, streams or library handles cannot be made;
+  // InvalidArgument for a bad FLOWBENCH_GPU_MEMORY_FRACTION.
   static StatusOr<std::unique_ptr<GpuDevice>> Create(int ordinal, const DeviceOptions& options);
   ~GpuDevice() override;
 

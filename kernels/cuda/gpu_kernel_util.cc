@@ -28,7 +28,7 @@ Status PrepareGpuVarForWrite(OpKernelContext* ctx, Var* var) {
   Tensor* t = var->tensor();
   if (t->BufferRefCount() <= 1) return Status::OK();
   GpuDevice* gpu = GpuOf(ctx);
-  ASSIGN_OR_RETURN(Tensor copy, Tensor::Allocate(t->dtype(), t->shape(), gpu->GetAllocator()));
+  ASSIGN_OR_RETURN(Tensor copy, AllocateTensor(t->dtype(), t->shape(), gpu->GetAllocator()));
   FB_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(copy.raw_data(), t->raw_data(), t->ByteSize(),
                                           cudaMemcpyDeviceToDevice, gpu->compute_stream()));
   *t = std::move(copy);

@@ -3,6 +3,8 @@
 // nodes on the GPU (Send/Recv between host and GPU memory, whitepaper 3.2.2).
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include "engine/runtime/session.h"
 #include "tests/gpu/gpu_test_util.h"
 
@@ -19,9 +21,9 @@ TEST_CASE("GPU devices register through DeviceFactory when a GPU is present", "[
   REQUIRE(gpu.ok());
   CHECK((*gpu)->device_type() == DEVICE_GPU);
   CHECK((*gpu)->attributes().memory_limit_bytes > 0);
-  DeviceOptions none;
-  none.num_gpu_devices = 0;
-  auto cpu_only = DeviceMgr::CreateLocal(none);
+  setenv("FLOWBENCH_NUM_GPUS", "0", 1);
+  auto cpu_only = DeviceMgr::CreateLocal(DeviceOptions());
+  unsetenv("FLOWBENCH_NUM_GPUS");
   REQUIRE(cpu_only.ok());
   CHECK(!(*cpu_only)->LookupDevice("/device:GPU:0").ok());
 }
@@ -44,7 +46,7 @@ TEST_CASE("The GPU BFC pool counts bytes in use and the peak", "[gpu]") {
   const int64_t before = a->GetStats().bytes_in_use;
   a->ResetPeak();
   {
-    auto t = Tensor::Allocate(DataType::kFloat, {1 << 20}, a);
+    auto t = AllocateTensor(DataType::kFloat, {1 << 20}, a);
     REQUIRE(t.ok());
     CHECK(a->GetStats().bytes_in_use == before + (4 << 20));
   }

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "engine/framework/tensor.h"
+#include "engine/framework/tensor_allocate.h"
 
 namespace fb {
 namespace {
@@ -83,7 +83,7 @@ TEST_CASE("BfcAllocator tracks bytes in use and the peak", "[bfc]") {
   CHECK(a->GetStats().bytes_in_use == 0);
 }
 
-TEST_CASE("BfcAllocator returns nullptr past its limit and Tensor::Allocate says ResourceExhausted",
+TEST_CASE("BfcAllocator returns nullptr past its limit and AllocateTensor says ResourceExhausted",
           "[bfc]") {
   auto a = MakeBfc(8192, 4096);
   void* x = a->AllocateRaw(64, 4096);
@@ -91,13 +91,13 @@ TEST_CASE("BfcAllocator returns nullptr past its limit and Tensor::Allocate says
   REQUIRE(x != nullptr);
   REQUIRE(y != nullptr);
   CHECK(a->AllocateRaw(64, 1) == nullptr);
-  auto t = Tensor::Allocate(DataType::kFloat, TensorShape{1024}, a.get());
+  auto t = AllocateTensor(DataType::kFloat, TensorShape{1024}, a.get());
   REQUIRE(!t.ok());
   CHECK(t.status().code() == Code::kResourceExhausted);
   CHECK(t.status().message().find("4096 bytes") != std::string::npos);
   CHECK(t.status().message().find("bfc_test") != std::string::npos);
   a->DeallocateRaw(x, 4096);
-  auto u = Tensor::Allocate(DataType::kFloat, TensorShape{1024}, a.get());
+  auto u = AllocateTensor(DataType::kFloat, TensorShape{1024}, a.get());
   CHECK(u.ok());
   a->DeallocateRaw(y, 4096);
 }
