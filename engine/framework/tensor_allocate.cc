@@ -1,30 +1,35 @@
 #include "engine/framework/tensor_allocate.h"
 
+#include <atomic>
+
 namespace fb {
 namespace {
 
-// Hands out one buffer that was already allocated from `base`, and frees it to `base` once.
-// Deletes itself after that free (the TensorBuffer's destructor is its last user).
+// Hands out first the buffer that was already allocated from `base`, then (for copies made with
+// tensor.allocator(), as Var::PrepareForWrite does) fresh buffers from `base`; frees everything
+// to `base` and deletes itself when its last buffer is freed.
 class OneShotAllocator : public Allocator {
  public:
   OneShotAllocator(Allocator* base, void* ptr) : base_(base), ptr_(ptr) {}
   std::string Name() const override { return base_->Name(); }
   void* AllocateRaw(size_t alignment, size_t bytes) override {
-    void* p = ptr_;
-    ptr_ = nullptr;
-    FB_CHECK(p != nullptr) << "one-shot allocator of " << base_->Name() << " used twice";
+    void* p = ptr_.exchange(nullptr);
+    if (p == nullptr) p = base_->AllocateRaw(alignment, bytes);
+    if (p != nullptr) live_.fetch_add(1);
     return p;
   }
   void DeallocateRaw(void* ptr, size_t bytes) override {
+    if (ptr == nullptr) return;
     base_->DeallocateRaw(ptr, bytes);
-    delete this;
+    if (live_.fetch_sub(1) == 1) delete this;
   }
   bool IsHostMemory() const override { return base_->IsHostMemory(); }
   Allocator* base() const { return base_; }
 
  private:
   Allocator* base_;
-  void* ptr_;
+  std::atomic<void*> ptr_;
+  std::atomic<int64_t> live_{0};
 };
 
 }  // namespace

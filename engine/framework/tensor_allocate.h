@@ -9,9 +9,10 @@ namespace fb {
 
 // A tensor of `dtype` and `shape` from `allocator` (default CPU), or ResourceExhausted
 // "out of memory allocating float[1048576,1048576] (4398046511104 bytes) from gpu_bfc_0".
-// The buffer is taken from `allocator` first and handed to the Tensor through a one-shot
+// The buffer is taken from `allocator` first and handed to the Tensor through a small proxy
 // allocator that returns it to `allocator` when the tensor dies; Tensor::allocator() is that
-// proxy, which forwards Name() and IsHostMemory(). Thread-safe.
+// proxy, which forwards Name(), IsHostMemory() and further allocations (copies made with
+// t.allocator()) to `allocator`. Thread-safe.
 StatusOr<Tensor> AllocateTensor(DataType dtype, const TensorShape& shape, Allocator* allocator);
 
 // The allocator a tensor's buffer really comes from (sees through AllocateTensor's proxy).

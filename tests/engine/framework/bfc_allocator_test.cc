@@ -102,5 +102,21 @@ TEST_CASE("BfcAllocator returns nullptr past its limit and AllocateTensor says R
   a->DeallocateRaw(y, 4096);
 }
 
+TEST_CASE("AllocateTensor's tensors copy with their own allocator and free to the pool", "[bfc]") {
+  auto a = MakeBfc(1 << 20);
+  {
+    auto t = AllocateTensor(DataType::kFloat, TensorShape{100}, a.get());
+    REQUIRE(t.ok());
+    CHECK(t->allocator()->Name() == "bfc_test");
+    CHECK(BaseAllocator(*t) == a.get());
+    t->flat<float>().setConstant(2);
+    Tensor copy = t->DeepCopy(t->allocator());  // as Var::PrepareForWrite does
+    CHECK(TensorsEqual(copy, *t));
+    CHECK(a->GetStats().bytes_in_use == 800);
+  }
+  CHECK(a->GetStats().bytes_in_use == 0);
+  CHECK(a->NumChunks() == 1);
+}
+
 }  // namespace
 }  // namespace fb
