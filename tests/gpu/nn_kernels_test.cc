@@ -3,6 +3,7 @@
 // algorithms sum in other orders; TF32 is off), 1e-5 / 1e-6 for the rest.
 #include <catch2/catch.hpp>
 
+#include "engine/ops/nn_ops_common.h"
 #include "tests/gpu/gpu_test_util.h"
 
 namespace fb::gpu {
