@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "engine/framework/bfc_allocator.h"
+
 namespace fb {
 namespace {
 
@@ -38,7 +40,11 @@ StatusOr<Tensor> AllocateTensor(DataType dtype, const TensorShape& shape, Alloca
   if (!shape.IsFullyDefined())
     return InvalidArgument("tensor shape ", shape.DebugString(), " is not fully defined");
   if (allocator == nullptr) allocator = DefaultCpuAllocator();
-  if (dtype == DataType::kString) return Tensor(dtype, shape, allocator);
+  // Only pooled allocators (GPU memory, pinned staging) take the proxy path: they live for the
+  // whole process. A CPU device's allocator dies with its Session while fetched tensors live on,
+  // and those tensors must keep exactly the constructor's behaviour.
+  if (dtype == DataType::kString || dynamic_cast<BfcAllocator*>(allocator) == nullptr)
+    return Tensor(dtype, shape, allocator);
   const size_t bytes = static_cast<size_t>(shape.num_elements()) * DataTypeSize(dtype);
   void* p = allocator->AllocateRaw(Allocator::kAlignment, bytes);
   if (p == nullptr)

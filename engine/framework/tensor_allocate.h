@@ -7,8 +7,10 @@
 
 namespace fb {
 
-// A tensor of `dtype` and `shape` from `allocator` (default CPU), or ResourceExhausted
+// A tensor of `dtype` and `shape` from `allocator` (default CPU), or, for a BfcAllocator (GPU
+// memory, pinned staging), ResourceExhausted
 // "out of memory allocating float[1048576,1048576] (4398046511104 bytes) from gpu_bfc_0".
+// Other allocators (CPU devices') behave exactly as the Tensor constructor.
 // The buffer is taken from `allocator` first and handed to the Tensor through a small proxy
 // allocator that returns it to `allocator` when the tensor dies; Tensor::allocator() is that
 // proxy, which forwards Name(), IsHostMemory() and further allocations (copies made with
