@@ -48,7 +48,12 @@ class FetchOp : public OpKernel {
     OP_REQUIRES(ctx, ctx->call_frame() != nullptr, Internal("_Fetch run without a call frame"));
     auto host = ctx->device()->CopyToHost(ctx->input(0));
     OP_REQUIRES_OK(ctx, host.status());
-    OP_REQUIRES_OK(ctx, ctx->call_frame()->SetRetval(index_, *host));
+    // Fetched tensors outlive the Session and so its devices' allocators: hand out a copy owned
+    // by the process-wide allocator (a device allocator's buffer would be freed into a dead one).
+    Tensor out = *host;
+    if (out.IsInitialized() && out.allocator() != nullptr && out.allocator() != DefaultCpuAllocator())
+      out = out.DeepCopy(DefaultCpuAllocator());
+    OP_REQUIRES_OK(ctx, ctx->call_frame()->SetRetval(index_, out));
   }
   bool IsExpensive() const override { return false; }
 
