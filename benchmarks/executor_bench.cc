@@ -3,20 +3,14 @@
 // Target: at most 1 us per node on the chain.
 #include <benchmark/benchmark.h>
 
+#include "benchmarks/bench_util.h"
 #include "engine/client/state_ops.h"
 #include "engine/runtime/session.h"
 
 namespace fb {
 namespace {
 
-std::unique_ptr<Session> MakeSession(const Scope& root, int threads) {
-  SessionOptions opts;
-  opts.device_options.threads_per_cpu = threads;
-  auto s = Session::Create(opts);
-  FB_CHECK(s.ok()) << s.status();
-  FB_CHECK((*s)->Extend(root.ToGraphDef()).ok());
-  return std::move(*s);
-}
+using bench::MakeSession;
 
 void BM_ExecutorChain(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));

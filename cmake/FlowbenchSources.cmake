@@ -48,6 +48,7 @@ foreach(src ${EXAMPLE_SRCS})
   get_filename_component(name ${src} NAME_WE)
   add_executable(${name} ${src})
   target_link_libraries(${name} PRIVATE ${FB_ALL_LIBS})
+  set(FB_EXAMPLES ${FB_EXAMPLES} ${name})
 endforeach()
 
 # --- tests
@@ -57,7 +58,8 @@ include(${PROJECT_SOURCE_DIR}/cmake/FlowbenchTests.cmake)
 # --- benchmarks
 if(FLOWBENCH_BENCHMARKS)
   find_package(benchmark REQUIRED)
-  fb_glob(BENCH_SRCS ${PROJECT_SOURCE_DIR}/benchmarks/*_bench.cc)
+  # Top level only: benchmarks/mpi/ and GPU benchmarks build into their own executables.
+  file(GLOB BENCH_SRCS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/benchmarks/*_bench.cc)
   if(BENCH_SRCS)
     add_executable(flowbench-bench ${BENCH_SRCS})
     target_link_libraries(flowbench-bench PRIVATE ${FB_ALL_LIBS} benchmark::benchmark_main)

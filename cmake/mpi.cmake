@@ -14,3 +14,5 @@ set(FB_MPIRUN ${MPIEXEC_PROGRAM} --oversubscribe --allow-run-as-root --bind-to n
 
 add_executable(flowbench-mpi-bench ${PROJECT_SOURCE_DIR}/benchmarks/mpi/p2p_bench.cc)
 target_link_libraries(flowbench-mpi-bench PRIVATE ${FB_ALL_LIBS})
+add_executable(flowbench-mpi-null-step ${PROJECT_SOURCE_DIR}/benchmarks/mpi/null_step_bench.cc)
+target_link_libraries(flowbench-mpi-null-step PRIVATE ${FB_ALL_LIBS})

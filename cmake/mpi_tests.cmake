@@ -14,3 +14,18 @@ if(MPI_TEST_SRCS)
                          ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
   endforeach()
 endif()
+
+# Fault tolerance (whitepaper 3.3): the last rank of a 3-rank job exits in step 25; the supervisor
+# relaunches the job with --resume, which restores the checkpoint of step 19 and finishes; the final
+# loss must be in the band of an undisturbed run (mpi_train_undisturbed).
+string(JOIN " " FB_MPIRUN_LINE ${FB_MPIRUN})
+set(FB_DIST_TRAIN_ARGS "dist-train --cluster ps=1,worker=2 --mode sync --steps 40 --lr 0.3 --checkpoint-every 10 --max-final-loss 0.001")
+set(ckpt ${PROJECT_BINARY_DIR}/mpi_fault_tolerance)
+add_test(NAME mpi_fault_tolerance
+         COMMAND sh -c "rm -rf ${ckpt} && $<TARGET_FILE:flowbench> supervise --max-restarts 2 -- ${FB_MPIRUN_LINE} -np 3 $<TARGET_FILE:flowbench> ${FB_DIST_TRAIN_ARGS} --checkpoint-dir ${ckpt} --fail-at-step 25 > ${ckpt}.log 2>&1; rc=$?; cat ${ckpt}.log; grep -q 'resumed from checkpoint step 19' ${ckpt}.log || exit 1; exit $rc"
+         WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+add_test(NAME mpi_train_undisturbed
+         COMMAND sh -c "${FB_MPIRUN_LINE} -np 3 $<TARGET_FILE:flowbench> ${FB_DIST_TRAIN_ARGS}"
+         WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+set_tests_properties(mpi_fault_tolerance mpi_train_undisturbed PROPERTIES TIMEOUT 300 PROCESSORS 2
+                     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")

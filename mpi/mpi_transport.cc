@@ -2,8 +2,11 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstring>
+#include <climits>
+#include <cstdlib>
+#include <condition_variable>
 #include <deque>
+#include <future>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -11,113 +14,55 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/framework/thread_pool.h"
 #include "mpi/mpi_status.h"
+#include "mpi/recv_buffer_pool.h"
 
 namespace fb::mpi {
 
 namespace {
 
-constexpr int64_t kDefaultChunkBytes = 64ll << 20;
+constexpr int64_t kDefaultChunkBytes = 256ll << 20;
+constexpr int64_t kDefaultWindowBytes = 64ll << 20;
+using Clock = std::chrono::steady_clock;
+constexpr auto kSpinAfterActivity = std::chrono::milliseconds(5);
 
-// Little byte writer/reader for headers.
-void Put(std::string* out, const void* p, size_t n) { out->append(static_cast<const char*>(p), n); }
-template <typename T>
-void Put(std::string* out, T v) { Put(out, &v, sizeof(T)); }
-template <typename T>
-bool Get(const std::string& in, size_t* pos, T* v) {
-  if (*pos + sizeof(T) > in.size()) return false;
-  std::memcpy(v, in.data() + *pos, sizeof(T));
-  *pos += sizeof(T);
-  return true;
-}
-
-struct Header {
-  int64_t step_id = 0;
-  int32_t dtype = 0;
-  int32_t is_dead = 0;
-  int32_t payload_tag = 0;
-  int64_t payload_bytes = 0;
-  int64_t num_chunks = 0;
-  int64_t chunk_bytes = 0;
-  std::vector<int64_t> dims;
-  std::string key;
-};
-
-std::string EncodeHeader(const Header& h) {
-  std::string out;
-  Put(&out, h.step_id);
-  Put(&out, h.dtype);
-  Put(&out, h.is_dead);
-  Put(&out, h.payload_tag);
-  Put(&out, h.payload_bytes);
-  Put(&out, h.num_chunks);
-  Put(&out, h.chunk_bytes);
-  Put(&out, static_cast<int32_t>(h.dims.size()));
-  for (int64_t d : h.dims) Put(&out, d);
-  Put(&out, static_cast<int32_t>(h.key.size()));
-  out += h.key;
-  return out;
-}
-
-bool DecodeHeader(const std::string& in, Header* h) {
-  size_t pos = 0;
-  int32_t rank = 0, key_len = 0;
-  if (!Get(in, &pos, &h->step_id) || !Get(in, &pos, &h->dtype) || !Get(in, &pos, &h->is_dead) ||
-      !Get(in, &pos, &h->payload_tag) || !Get(in, &pos, &h->payload_bytes) ||
-      !Get(in, &pos, &h->num_chunks) || !Get(in, &pos, &h->chunk_bytes) ||
-      !Get(in, &pos, &rank) || rank < 0 || rank > 64 || h->chunk_bytes <= 0)
-    return false;
-  h->dims.resize(rank);
-  for (auto& d : h->dims)
-    if (!Get(in, &pos, &d) || d < 0) return false;
-  if (!Get(in, &pos, &key_len) || key_len < 0 || pos + key_len != in.size()) return false;
-  h->key = in.substr(pos, key_len);
-  return true;
+StatusOr<MPI_Datatype> MpiType(DataType dt) {
+  switch (dt) {
+    case DataType::kFloat: return MPI_FLOAT;
+    case DataType::kDouble: return MPI_DOUBLE;
+    case DataType::kInt32: return MPI_INT32_T;
+    case DataType::kInt64: return MPI_INT64_T;
+    default: return InvalidArgument("MPI allreduce does not support dtype ", DataTypeString(dt));
+  }
 }
 
 }  // namespace
 
-std::string SerializeStrings(const Tensor& t) {
-  std::string out;
-  const std::string* s = t.data<std::string>();
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    Put(&out, static_cast<uint64_t>(s[i].size()));
-    out += s[i];
-  }
-  return out;
-}
-
-Status DeserializeStrings(const std::string& bytes, Tensor* t) {
-  size_t pos = 0;
-  std::string* s = t->data<std::string>();
-  for (int64_t i = 0; i < t->NumElements(); ++i) {
-    uint64_t len = 0;
-    if (!Get(bytes, &pos, &len) || pos + len > bytes.size())
-      return DataLoss("string tensor payload is truncated at element ", i);
-    s[i] = bytes.substr(pos, len);
-    pos += len;
-  }
-  return Status::OK();
-}
-
 struct MpiTransport::Impl {
-  struct Op {  // one message in flight, send or receive
-    std::vector<MPI_Request> requests;
-    std::string header, strings;  // buffers that must outlive the requests
+  // One message or collective in flight. `finish` runs once all its requests have completed, on
+  // the delivery pool, with the first MPI error if any.
+  struct Op {
+    int outstanding = 0;        // requests not yet complete
+    std::string header, bytes;  // buffers that must outlive the requests
     Tensor tensor;
-    SendDone done;             // sends
-    bool is_recv = false;      // receives:
-    int64_t step_id = 0;
-    std::string key;
-    bool is_dead = false;
+    Status error;
+    int window_peer = -1;  // sends: the destination whose window this op holds
+    int64_t window_bytes = 0;
+    std::function<void(Op*)> finish;
   };
-  struct PendingSend {
-    int dst;
+  // A tensor waiting for room in its destination's window.
+  struct QueuedSend {
     int64_t step_id;
     std::string key;
-    Tensor tensor;
+    Tensor value;
     bool is_dead;
     SendDone done;
+  };
+  struct Peer {
+    int next_tag = kFirstPayloadTag;
+    int64_t inflight_bytes = 0;
+    std::deque<QueuedSend> waiting;
   };
   struct Arrival {
     std::string key;
@@ -126,185 +71,336 @@ struct MpiTransport::Impl {
   };
 
   std::mutex mu;
-  std::deque<PendingSend> queue;
+  std::condition_variable wake;               // new work for the progress thread
+  std::deque<std::function<void()>> pending;  // work to start on the progress thread
   std::map<int64_t, Sink> sinks;
   std::map<int64_t, std::vector<Arrival>> buffered;
-  std::vector<std::unique_ptr<Op>> ops;  // progress thread only
-  std::map<int, int> next_tag;            // progress thread only
+  ControlHandler control_handler;
+  std::deque<std::pair<int, std::string>> early_control;
+  // Progress thread only: the ops in flight, all their requests in one array (one MPI_Testsome
+  // per loop instead of one test per op: under MPI_THREAD_MULTIPLE every call takes Open MPI's
+  // locks and runs its progress engine) with the op of each request, and per-peer state.
+  std::vector<std::unique_ptr<Op>> ops;
+  std::vector<MPI_Request> requests;
+  std::vector<Op*> request_ops;
+  std::vector<int> completed;
+  std::map<int, Peer> peers;
   int tag_ub = 32767;
   std::atomic<int64_t> chunk_bytes{kDefaultChunkBytes};
+  std::atomic<int64_t> window_bytes{kDefaultWindowBytes};
   std::atomic<int64_t> bytes_sent{0}, bytes_received{0};
   std::atomic<bool> stop{false};
+  RecvBufferPool recv_pool;
+  ThreadPool delivery{"mpi_delivery", 2};
   std::thread thread;
 
+  void Post(std::function<void()> fn) {
+    {
+      std::lock_guard<std::mutex> l(mu);
+      pending.push_back(std::move(fn));
+    }
+    wake.notify_one();
+  }
+
   int NextTag(int dst) {
-    int& t = next_tag[dst];
+    int& t = peers[dst].next_tag;
     if (t < kFirstPayloadTag || t >= tag_ub) t = kFirstPayloadTag;
     return t++;
   }
 
+  // Records request `r` of `op` (posted with return code `rc`).
+  void Track(Op* op, int rc, MPI_Request r, const char* what) {
+    Status s = MpiStatus(rc, what);
+    if (!s.ok()) {
+      if (op->error.ok()) op->error = s;
+      return;
+    }
+    requests.push_back(r);
+    request_ops.push_back(op);
+    ++op->outstanding;
+  }
+
+  // Takes an op whose requests are posted (or that failed before posting any).
+  void Add(std::unique_ptr<Op> op) {
+    if (op->outstanding == 0) return Finish(std::move(op));
+    ops.push_back(std::move(op));
+  }
+
+  // Releases the op's window share (starting sends that now fit) and runs `finish` off the
+  // progress thread.
+  void Finish(std::unique_ptr<Op> op) {
+    if (op->window_peer >= 0) {
+      Peer& peer = peers[op->window_peer];
+      peer.inflight_bytes -= op->window_bytes;
+      StartWaiting(op->window_peer);
+    }
+    std::shared_ptr<Op> done(std::move(op));
+    delivery.Schedule([done] { done->finish(done.get()); });
+  }
+
   void PostChunks(Op* op, char* data, int64_t bytes, int64_t chunk, int peer, int tag, bool send) {
-    for (int64_t off = 0; off < bytes; off += chunk) {
+    for (int64_t off = 0; off < bytes && op->error.ok(); off += chunk) {
       int n = static_cast<int>(std::min(chunk, bytes - off));
       MPI_Request r;
       int rc = send ? MPI_Isend(data + off, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r)
                     : MPI_Irecv(data + off, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &r);
-      if (rc != MPI_SUCCESS) {
-        spdlog::error("flowbench mpi: {}", MpiStatus(rc, send ? "MPI_Isend" : "MPI_Irecv").ToString());
-        continue;
-      }
-      op->requests.push_back(r);
+      Track(op, rc, r, send ? "MPI_Isend" : "MPI_Irecv");
     }
   }
 
-  void StartSend(PendingSend p) {
+  static int64_t PayloadBytes(const Tensor& v, bool is_dead) {
+    if (is_dead || !v.IsInitialized()) return 0;
+    return v.dtype() == DataType::kString ? static_cast<int64_t>(v.TotalBytes()) : v.ByteSize();
+  }
+
+  // Flow control: at most window_bytes of payload in flight per destination (at least one
+  // tensor), so a burst of sends does not make the receiver allocate every buffer at once and
+  // Open MPI does not schedule hundreds of rendezvous transfers against each other.
+  void EnqueueSend(int dst, QueuedSend q) {
+    peers[dst].waiting.push_back(std::move(q));
+    StartWaiting(dst);
+  }
+
+  void StartWaiting(int dst) {
+    Peer& peer = peers[dst];
+    while (!peer.waiting.empty()) {
+      int64_t bytes = PayloadBytes(peer.waiting.front().value, peer.waiting.front().is_dead);
+      if (peer.inflight_bytes > 0 && peer.inflight_bytes + bytes > window_bytes.load()) return;
+      QueuedSend q = std::move(peer.waiting.front());
+      peer.waiting.pop_front();
+      peer.inflight_bytes += bytes;
+      StartSend(dst, std::move(q), bytes);
+    }
+  }
+
+  void StartSend(int dst, QueuedSend q, int64_t window_share) {
     auto op = std::make_unique<Op>();
-    op->tensor = p.tensor;
-    op->done = std::move(p.done);
-    Header h;
-    h.step_id = p.step_id;
-    h.is_dead = p.is_dead;
-    h.key = p.key;
+    op->tensor = q.value;
+    op->window_peer = dst;
+    op->window_bytes = window_share;
+    op->finish = [done = std::move(q.done), dst](Op* o) {
+      if (done) done(o->error.ok() ? o->error : o->error.WithPrefix("send to rank " + std::to_string(dst) + ": "));
+    };
+    TensorHeader h;
+    h.step_id = q.step_id;
+    h.is_dead = q.is_dead || !q.value.IsInitialized();
+    h.key = std::move(q.key);
     char* data = nullptr;
-    if (!p.is_dead && p.tensor.IsInitialized()) {
-      h.dtype = static_cast<int32_t>(p.tensor.dtype());
-      h.dims = p.tensor.shape().dim_sizes();
-      if (p.tensor.dtype() == DataType::kString) {
-        op->strings = SerializeStrings(p.tensor);
-        data = op->strings.data();
-        h.payload_bytes = op->strings.size();
+    if (!h.is_dead) {
+      h.dtype = static_cast<int32_t>(q.value.dtype());
+      h.dims = q.value.shape().dim_sizes();
+      if (q.value.dtype() == DataType::kString) {
+        op->bytes = SerializeStrings(q.value);
+        data = op->bytes.data();
+        h.payload_bytes = op->bytes.size();
       } else {
-        data = static_cast<char*>(p.tensor.raw_data());
-        h.payload_bytes = p.tensor.ByteSize();
+        data = static_cast<char*>(const_cast<void*>(static_cast<const void*>(q.value.raw_data())));
+        h.payload_bytes = q.value.ByteSize();
       }
     }
-    int64_t chunk = chunk_bytes.load();
-    h.chunk_bytes = chunk;
-    h.num_chunks = (h.payload_bytes + chunk - 1) / chunk;
-    h.payload_tag = NextTag(p.dst);
+    h.chunk_bytes = chunk_bytes.load();
+    h.payload_tag = NextTag(dst);
     op->header = EncodeHeader(h);
     MPI_Request r;
-    int rc = MPI_Isend(op->header.data(), static_cast<int>(op->header.size()), MPI_BYTE, p.dst,
+    int rc = MPI_Isend(op->header.data(), static_cast<int>(op->header.size()), MPI_BYTE, dst,
                        kHeaderTag, MPI_COMM_WORLD, &r);
-    if (rc != MPI_SUCCESS) {
-      op->done(MpiStatus(rc, "MPI_Isend (header)").WithPrefix("send to rank " + std::to_string(p.dst) + ": "));
-      return;
-    }
-    op->requests.push_back(r);
-    PostChunks(op.get(), data, h.payload_bytes, chunk, p.dst, h.payload_tag, true);
+    Track(op.get(), rc, r, "MPI_Isend (header)");
+    PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, dst, h.payload_tag, true);
     bytes_sent += h.payload_bytes;
-    ops.push_back(std::move(op));
+    Add(std::move(op));
   }
 
-  bool ProbeHeader() {
+  void StartControlSend(int dst, std::string bytes) {
+    auto op = std::make_unique<Op>();
+    op->bytes = std::move(bytes);
+    op->finish = [dst](Op* o) {
+      if (!o->error.ok()) spdlog::error("flowbench mpi: control message to rank {}: {}", dst, o->error.ToString());
+    };
+    MPI_Request r;
+    int rc = MPI_Isend(op->bytes.data(), static_cast<int>(op->bytes.size()), MPI_BYTE, dst,
+                       kControlTag, MPI_COMM_WORLD, &r);
+    Track(op.get(), rc, r, "MPI_Isend (control)");
+    Add(std::move(op));
+  }
+
+  void StartAllreduce(MPI_Comm comm, void* data, int64_t count, DataType dtype, SendDone done) {
+    auto op = std::make_unique<Op>();
+    op->finish = [done = std::move(done)](Op* o) { done(o->error); };
+    auto type = MpiType(dtype);
+    if (!type.ok()) op->error = type.status();
+    else if (count > INT_MAX) op->error = InvalidArgument("MPI allreduce of ", count, " elements exceeds INT_MAX");
+    MPI_Request r;
+    if (op->error.ok()) {
+      int rc = MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), *type, MPI_SUM, comm, &r);
+      Track(op.get(), rc, r, "MPI_Iallreduce");
+    }
+    Add(std::move(op));
+  }
+
+  // Receives one message of `tag` if there is one; returns whether it did.
+  bool Receive(int tag) {
     int flag = 0;
     MPI_Message msg;
     MPI_Status st;
-    if (MPI_Improbe(MPI_ANY_SOURCE, kHeaderTag, MPI_COMM_WORLD, &flag, &msg, &st) != MPI_SUCCESS ||
-        !flag)
+    if (MPI_Improbe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &flag, &msg, &st) != MPI_SUCCESS || !flag)
       return false;
     int count = 0;
     MPI_Get_count(&st, MPI_BYTE, &count);
     std::string buf(count, '\0');
     MPI_Mrecv(buf.data(), count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-    Header h;
-    if (!DecodeHeader(buf, &h)) {
-      spdlog::error("flowbench mpi: malformed header from rank {}", st.MPI_SOURCE);
-      return true;
+    if (tag == kControlTag) {
+      HandleControl(st.MPI_SOURCE, buf);  // inline: handlers never block (see the header)
+    } else {
+      StartRecv(st.MPI_SOURCE, buf);
+    }
+    return true;
+  }
+
+  void StartRecv(int src, const std::string& header) {
+    TensorHeader h;
+    Status s = DecodeHeader(header, &h);
+    if (!s.ok()) {
+      spdlog::error("flowbench mpi: from rank {}: {}", src, s.ToString());
+      return;
     }
     auto op = std::make_unique<Op>();
-    op->is_recv = true;
-    op->step_id = h.step_id;
-    op->key = h.key;
-    op->is_dead = h.is_dead;
     char* data = nullptr;
     if (!h.is_dead) {
-      DataType dt = static_cast<DataType>(h.dtype);
-      op->tensor = Tensor(dt, TensorShape(h.dims));
+      auto dt = static_cast<DataType>(h.dtype);
+      op->tensor = Tensor(dt, TensorShape(h.dims), &recv_pool);
       if (dt == DataType::kString) {
-        op->strings.resize(h.payload_bytes);
-        data = op->strings.data();
+        op->bytes.resize(h.payload_bytes);
+        data = op->bytes.data();
       } else {
         data = static_cast<char*>(op->tensor.raw_data());
       }
     }
-    PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, st.MPI_SOURCE, h.payload_tag, false);
+    op->finish = [this, step = h.step_id, key = h.key, dead = h.is_dead != 0, src](Op* o) {
+      if (!o->error.ok()) {
+        spdlog::error("flowbench mpi: receive of '{}' from rank {}: {}", key, src, o->error.ToString());
+        return;
+      }
+      if (!dead && o->tensor.dtype() == DataType::kString) {
+        Status s = DeserializeStrings(o->bytes, &o->tensor);
+        if (!s.ok()) spdlog::error("flowbench mpi: key {}: {}", key, s.ToString());
+      }
+      Deliver(step, key, o->tensor, dead);
+    };
+    PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, src, h.payload_tag, false);
     bytes_received += h.payload_bytes;
-    ops.push_back(std::move(op));
-    return true;
+    Add(std::move(op));
   }
 
-  void Deliver(Op* op) {
-    if (!op->is_dead && op->tensor.dtype() == DataType::kString) {
-      Status s = DeserializeStrings(op->strings, &op->tensor);
-      if (!s.ok()) spdlog::error("flowbench mpi: key {}: {}", op->key, s.ToString());
-    }
+  void Deliver(int64_t step_id, const std::string& key, const Tensor& value, bool is_dead) {
     Sink sink;
     {
       std::lock_guard<std::mutex> l(mu);
-      auto it = sinks.find(op->step_id);
+      auto it = sinks.find(step_id);
       if (it == sinks.end()) {
-        buffered[op->step_id].push_back({op->key, op->tensor, op->is_dead});
+        buffered[step_id].push_back({key, value, is_dead});
         return;
       }
       sink = it->second;
     }
-    sink(op->key, op->tensor, op->is_dead);
+    sink(key, value, is_dead);
   }
 
-  bool TestOps() {
-    bool progress = false;
-    for (size_t i = 0; i < ops.size();) {
-      Op* op = ops[i].get();
-      int flag = 1;
-      if (!op->requests.empty())
-        MPI_Testall(static_cast<int>(op->requests.size()), op->requests.data(), &flag,
-                    MPI_STATUSES_IGNORE);
-      if (!flag) {
-        ++i;
-        continue;
+  void HandleControl(int src, const std::string& bytes) {
+    ControlHandler h;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      if (!control_handler) {
+        early_control.emplace_back(src, bytes);
+        return;
       }
-      progress = true;
-      if (op->is_recv) Deliver(op); else op->done(Status::OK());
-      ops[i] = std::move(ops.back());
-      ops.pop_back();
+      h = control_handler;
     }
-    return progress;
+    h(src, bytes);
+  }
+
+  // One MPI_Testsome over every request in flight; finishes the ops whose requests all completed.
+  bool TestRequests() {
+    if (requests.empty()) return false;
+    int n = static_cast<int>(requests.size()), count = 0;
+    completed.resize(n);
+    int rc = MPI_Testsome(n, requests.data(), &count, completed.data(), MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) {  // a failed request: fail every op (MPI's state is unknown)
+      Status s = MpiStatus(rc, "MPI_Testsome");
+      std::vector<std::unique_ptr<Op>> failed;
+      failed.swap(ops);
+      requests.clear(), request_ops.clear();
+      for (auto& op : failed) {
+        if (op->error.ok()) op->error = s;
+        Finish(std::move(op));
+      }
+      return true;
+    }
+    if (count <= 0) return false;  // 0, or MPI_UNDEFINED
+    bool any_done = false;
+    for (int i = 0; i < count; ++i) any_done |= --request_ops[completed[i]]->outstanding == 0;
+    // Drop completed requests (MPI set them to MPI_REQUEST_NULL), keeping the order.
+    size_t keep = 0;
+    for (size_t i = 0; i < requests.size(); ++i)
+      if (requests[i] != MPI_REQUEST_NULL) requests[keep] = requests[i], request_ops[keep++] = request_ops[i];
+    requests.resize(keep), request_ops.resize(keep);
+    if (any_done) {
+      std::vector<std::unique_ptr<Op>> still;
+      std::vector<std::unique_ptr<Op>> done;
+      for (auto& op : ops) (op->outstanding == 0 ? done : still).push_back(std::move(op));
+      ops.swap(still);
+      for (auto& op : done) Finish(std::move(op));
+    }
+    return true;
   }
 
   void Loop() {
-    int idle = 0;
+    Clock::time_point last_activity = Clock::now();
+    int spins = 0;
     for (;;) {
-      std::deque<PendingSend> sends;
+      std::deque<std::function<void()>> work;
       {
         std::lock_guard<std::mutex> l(mu);
-        sends.swap(queue);
+        work.swap(pending);
       }
-      bool progress = !sends.empty();
-      for (auto& p : sends) StartSend(std::move(p));
-      while (ProbeHeader()) progress = true;
-      progress = TestOps() || progress;
+      bool progress = !work.empty();
+      for (auto& fn : work) fn();
+      while (Receive(kHeaderTag)) progress = true;
+      while (Receive(kControlTag)) progress = true;
+      progress = TestRequests() || progress;
       if (stop.load() && ops.empty()) {
         std::lock_guard<std::mutex> l(mu);
-        if (queue.empty()) return;
+        if (pending.empty()) return;
       }
-      // Transfers in flight progress only inside MPI calls: keep polling while any is
-      // outstanding, as MPI_Waitall does (yielding now and then for oversubscribed ranks); back
-      // off to short sleeps only when fully idle.
-      if (progress) {
-        idle = 0;
-      } else if (!ops.empty()) {
-        if (++idle % 4096 == 0) std::this_thread::yield();
-      } else if (++idle < 200) {
-        std::this_thread::yield();
-      } else {
-        std::this_thread::sleep_for(std::chrono::microseconds(idle > 5000 ? 200 : 20));
-      }
+      Idle(progress, &last_activity, &spins);
     }
+  }
+
+  // Transfers in flight progress only inside MPI calls: poll without sleeping while any is
+  // outstanding (as MPI_Waitall does), yielding now and then for oversubscribed ranks. When
+  // nothing is in flight, keep polling (yielding) for kSpinAfterActivity after the last activity,
+  // since the next message of a step (a header, "run", "done") usually follows within
+  // microseconds, then wait on `wake` with timeouts of 50 us, and of 1 ms after a second of
+  // idleness, so an idle rank costs little CPU but still notices incoming headers.
+  void Idle(bool progress, Clock::time_point* last_activity, int* spins) {
+    auto now = Clock::now();
+    if (progress) {
+      *last_activity = now;
+      return;
+    }
+    if (!ops.empty() || now - *last_activity < kSpinAfterActivity) {
+      if (++*spins % 16 == 0) std::this_thread::yield();
+      return;
+    }
+    auto timeout = now - *last_activity < std::chrono::seconds(1) ? std::chrono::microseconds(50)
+                                                                   : std::chrono::microseconds(1000);
+    std::unique_lock<std::mutex> l(mu);
+    wake.wait_for(l, timeout, [&] { return !pending.empty() || stop.load(); });
   }
 };
 
 MpiTransport::MpiTransport() : impl_(std::make_unique<Impl>()) {
+  if (const char* w = std::getenv("FLOWBENCH_MPI_WINDOW_BYTES")) set_window_bytes(std::atoll(w));
+  if (const char* c = std::getenv("FLOWBENCH_MPI_CHUNK_BYTES")) set_chunk_bytes(std::atoll(c));
   int* ub = nullptr;
   int flag = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
@@ -321,8 +417,9 @@ MpiTransport* MpiTransport::Get() {
 
 void MpiTransport::Send(int dst, int64_t step_id, const std::string& key, const Tensor& value,
                         bool is_dead, SendDone done) {
-  std::lock_guard<std::mutex> l(impl_->mu);
-  impl_->queue.push_back({dst, step_id, key, value, is_dead, std::move(done)});
+  impl_->Post([this, dst, q = Impl::QueuedSend{step_id, key, value, is_dead, std::move(done)}]() mutable {
+    impl_->EnqueueSend(dst, std::move(q));
+  });
 }
 
 void MpiTransport::RegisterStep(int64_t step_id, Sink sink) {
@@ -342,15 +439,47 @@ void MpiTransport::RegisterStep(int64_t step_id, Sink sink) {
 void MpiTransport::UnregisterStep(int64_t step_id) {
   std::lock_guard<std::mutex> l(impl_->mu);
   impl_->sinks.erase(step_id);
+  impl_->buffered.erase(step_id);
+}
+
+void MpiTransport::SendControl(int dst, std::string bytes) {
+  impl_->Post([this, dst, b = std::move(bytes)]() mutable { impl_->StartControlSend(dst, std::move(b)); });
+}
+
+void MpiTransport::SetControlHandler(ControlHandler handler) {
+  // Runs on the progress thread, which also delivers control messages, so early messages keep
+  // their order relative to later ones; waits so that no message reaches the old handler once
+  // this returns.
+  std::promise<void> installed;
+  impl_->Post([this, &installed, handler = std::move(handler)] {
+    std::deque<std::pair<int, std::string>> early;
+    {
+      std::lock_guard<std::mutex> l(impl_->mu);
+      impl_->control_handler = handler;
+      if (handler) early.swap(impl_->early_control);
+    }
+    for (auto& [src, bytes] : early) handler(src, bytes);
+    installed.set_value();
+  });
+  installed.get_future().wait();
+}
+
+void MpiTransport::Allreduce(MPI_Comm comm, void* data, int64_t count, DataType dtype,
+                             SendDone done) {
+  impl_->Post([this, comm, data, count, dtype, done = std::move(done)]() mutable {
+    impl_->StartAllreduce(comm, data, count, dtype, std::move(done));
+  });
 }
 
 void MpiTransport::Shutdown() {
   if (!impl_->thread.joinable()) return;
   impl_->stop = true;
+  impl_->wake.notify_all();
   impl_->thread.join();
 }
 
 void MpiTransport::set_chunk_bytes(int64_t bytes) { impl_->chunk_bytes = std::max<int64_t>(1, bytes); }
+void MpiTransport::set_window_bytes(int64_t bytes) { impl_->window_bytes = std::max<int64_t>(1, bytes); }
 int64_t MpiTransport::bytes_sent() const { return impl_->bytes_sent.load(); }
 int64_t MpiTransport::bytes_received() const { return impl_->bytes_received.load(); }
 

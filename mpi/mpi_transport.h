@@ -1,26 +1,34 @@
 #pragma once
-// MpiTransport: moves tensors between ranks for remote Send/Recv (whitepaper 3.3) over Open MPI
-// nonblocking point-to-point. One progress thread per process makes every MPI call of the
-// transport, so executor threads never block on MPI (5.3).
+// MpiTransport: moves tensors and control messages between ranks (whitepaper 3.3,
+// "cross-machine communication") over Open MPI nonblocking point-to-point, and runs the
+// collectives of allreduce training (section 7). One progress thread per process makes every
+// MPI call of the transport, so executor threads never block on MPI (5.3); completions (arrived
+// tensors, finished sends, control messages) are handed to a small delivery pool, so kernels
+// that continue from a Recv never run on the progress thread.
 //
-// Wire protocol, per tensor (documented in docs/mpi.md):
-//  1. a header message, tag kHeaderTag (1), MPI_BYTE: step id, dtype, is_dead, rank and dims,
-//     payload tag, payload bytes, chunk count, and the rendezvous key string
-//     ("src_device;dst_device;tensor_name;frame:iter");
-//  2. the payload in chunks of at most `chunk_bytes` (default 64 MiB), all with the payload tag,
-//     which the sender draws from a per-destination counter in [kFirstPayloadTag, MPI_TAG_UB).
-//     MPI's non-overtaking rule keeps the chunks in order. The payload is the tensor's buffer
-//     itself (no copy); strings are length-prefixed.
-// The receiver's progress thread matches headers from any source (MPI_Improbe/MPI_Mrecv),
-// allocates the tensor, posts MPI_Irecv for its chunks, and on completion hands it to the
-// step's sink (registered by that step's MpiRendezvous), buffering arrivals for steps not yet
-// registered. Thread-safe.
+// Wire protocol (docs/mpi.md), MPI_COMM_WORLD, tags:
+//   kHeaderTag (1)   tensor header, MPI_BYTE: step id, dtype, is_dead, dims, payload tag,
+//                    payload bytes, chunk size, the rendezvous key ("src;dst;tensor;frame:iter")
+//   kControlTag (2)  a control message (master <-> worker: register, run, done, abort, ping)
+//   payload tags     [kFirstPayloadTag, MPI_TAG_UB): drawn by the sender from a per-destination
+//                    counter, one tag per tensor; the payload goes in chunks of at most
+//                    `chunk_bytes` (default 256 MiB), in order (MPI's non-overtaking rule).
+// Sends to one destination are started in order with at most `window_bytes` of payload in flight.
+// So a rendezvous key maps to (peer rank = the rank hosting the destination device, tag = the
+// payload tag named in its header). The payload is sent from the tensor's buffer itself (no
+// copy); strings are length-prefixed. The receiver matches headers from any source
+// (MPI_Improbe/MPI_Mrecv), allocates the tensor from a RecvBufferPool, posts MPI_Irecv for its
+// chunks and, on completion, hands it to the step's sink (registered by that step's
+// MpiRendezvous), buffering arrivals for steps not yet registered. Thread-safe.
+#include <mpi.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 
 #include "engine/framework/tensor.h"
+#include "mpi/wire_format.h"
 
 namespace fb::mpi {
 
@@ -28,25 +36,47 @@ class MpiTransport {
  public:
   using SendDone = std::function<void(const Status&)>;
   using Sink = std::function<void(const std::string& key, const Tensor& value, bool is_dead)>;
+  // A control message from rank `src`; runs on the progress thread and must not block (no MPI
+  // waits, no waiting for other messages; sending is fine).
+  using ControlHandler = std::function<void(int src, const std::string& bytes)>;
   static constexpr int kHeaderTag = 1;
+  static constexpr int kControlTag = 2;
   static constexpr int kFirstPayloadTag = 16;
 
   // The process-wide transport; starts its progress thread on first use. MPI must be initialized
-  // with MPI_THREAD_MULTIPLE (see MpiEnvironment).
+  // with MPI_THREAD_MULTIPLE (see tests/mpi/mpi_test_main.cc).
   static MpiTransport* Get();
   ~MpiTransport();
 
-  // Queues `value` for rank `dst`; `done` runs on the progress thread when the buffer may be
-  // reused, with an error if MPI failed (naming the peer rank).
+  // Queues `value` for rank `dst`; `done` runs (on the delivery pool) when the buffer may be
+  // reused, with Unavailable naming the peer rank if MPI failed.
   void Send(int dst, int64_t step_id, const std::string& key, const Tensor& value, bool is_dead,
             SendDone done);
   // Arrivals for `step_id` go to `sink` (buffered ones at once, on the caller's thread).
   void RegisterStep(int64_t step_id, Sink sink);
   void UnregisterStep(int64_t step_id);
+
+  // Control plane: `bytes` to rank `dst` (may be this rank). Messages that arrive before a
+  // handler is set are kept and delivered, in order, when one is set. nullptr drops the handler
+  // (later messages are kept again). Returns once the handler is installed; must not be called
+  // from a control handler.
+  void SendControl(int dst, std::string bytes);
+  void SetControlHandler(ControlHandler handler);
+
+  // MPI_Iallreduce (sum, in place) of `count` elements of `dtype` (float, double, int32, int64)
+  // at `data` over `comm`; `done` runs on the delivery pool. Every rank of `comm` must issue its
+  // collectives in the same order. InvalidArgument (through `done`) for other dtypes or counts
+  // beyond INT_MAX.
+  void Allreduce(MPI_Comm comm, void* data, int64_t count, DataType dtype, SendDone done);
+
   // Stops the progress thread after outstanding sends complete (call before MPI_Finalize).
   void Shutdown();
 
   void set_chunk_bytes(int64_t bytes);
+  // Flow control: payload bytes in flight per destination before further sends to it wait
+  // (default 64 MiB; one tensor is always allowed). The environment variables
+  // FLOWBENCH_MPI_WINDOW_BYTES and FLOWBENCH_MPI_CHUNK_BYTES set both at startup.
+  void set_window_bytes(int64_t bytes);
   int64_t bytes_sent() const;
   int64_t bytes_received() const;
 
@@ -57,8 +87,5 @@ class MpiTransport {
   std::unique_ptr<Impl> impl_;
 };
 
-// Byte form of a string tensor (length-prefixed) and back; exposed for tests.
-std::string SerializeStrings(const Tensor& t);
-Status DeserializeStrings(const std::string& bytes, Tensor* t);
 
 }  // namespace fb::mpi

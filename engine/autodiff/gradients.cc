@@ -11,6 +11,63 @@ namespace {
 
 using OutKey = std::pair<int, int>;  // (node id, output index)
 
+WhileGradFn* WhileGradient() {
+  static WhileGradFn* fn = new WhileGradFn;
+  return fn;
+}
+
+// One step of the backward walk: a node of the walk's frame, or a whole loop frame nested in it.
+struct GradUnit {
+  Node* node = nullptr;
+  std::string frame;
+};
+
+// Topological order of the graph with every loop frame nested in `base` condensed into one unit,
+// so that a loop's gradient is built after all its Exits' consumers and before its Enters'
+// producers. Back edges out of NextIteration are ignored.
+StatusOr<std::vector<GradUnit>> CondensedOrder(const Graph& g, const std::vector<Node*>& order,
+                                               const ControlFlowInfo& info,
+                                               const std::string& base) {
+  std::vector<GradUnit> units;
+  std::vector<int> unit_of(g.num_node_ids(), -1);
+  std::map<std::string, int> frame_unit;
+  for (Node* n : order) {
+    std::string f = info.Knows(n) ? info.exec_frame(n) : base;
+    if (f == base || !info.IsWithin(f, base)) {
+      unit_of[n->id()] = static_cast<int>(units.size());
+      units.push_back({n, ""});
+      continue;
+    }
+    std::string child = info.ChildOnPath(f, base);
+    auto [it, inserted] = frame_unit.emplace(child, static_cast<int>(units.size()));
+    if (inserted) units.push_back({nullptr, child});
+    unit_of[n->id()] = it->second;
+  }
+  std::vector<std::vector<int>> succ(units.size());
+  std::vector<int> pending(units.size(), 0);
+  for (Node* n : order)
+    for (const Edge* e : n->out_edges()) {
+      int a = unit_of[n->id()], b = unit_of[e->dst->id()];
+      if (a == b || n->op() == "NextIteration") continue;
+      succ[a].push_back(b);
+      ++pending[b];
+    }
+  std::vector<GradUnit> sorted;
+  std::vector<int> ready;
+  for (int u = static_cast<int>(units.size()) - 1; u >= 0; --u)
+    if (pending[u] == 0) ready.push_back(u);
+  while (!ready.empty()) {
+    int u = ready.back();
+    ready.pop_back();
+    sorted.push_back(units[u]);
+    for (int v : succ[u])
+      if (--pending[v] == 0) ready.push_back(v);
+  }
+  if (sorted.size() != units.size())
+    return InvalidArgument("gradients: loop frames nested in '", base, "' form a cycle");
+  return sorted;
+}
+
 class GradientBuilder {
  public:
   GradientBuilder(Graph* g, std::string scope) : g_(g), scope_(std::move(scope)) {}
@@ -21,6 +78,9 @@ class GradientBuilder {
       return InvalidArgument("AddSymbolicGradients: ", ys.size(), " ys but ", grad_ys.size(),
                              " grad_ys");
     ASSIGN_OR_RETURN(std::vector<Node*> order, g_->TopologicalOrder());
+    ASSIGN_OR_RETURN(info_, ControlFlowInfo::Build(*g_, /*strict=*/false));
+    const std::string base = ys.empty() ? "" : info_.frame(ys[0].node);
+    ASSIGN_OR_RETURN(std::vector<GradUnit> units, CondensedOrder(*g_, order, info_, base));
     MarkRelevant(ys, xs);
     for (size_t i = 0; i < ys.size(); ++i) {
       NodeOut dy;
@@ -33,8 +93,12 @@ class GradientBuilder {
     }
     std::set<Node*> x_nodes;
     for (const NodeOut& x : xs) x_nodes.insert(x.node);
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      Node* n = *it;
+    for (auto it = units.rbegin(); it != units.rend(); ++it) {
+      if (!it->node) {
+        RETURN_IF_ERROR(BackpropLoop(it->frame));
+        continue;
+      }
+      Node* n = it->node;
       if (!relevant_.count(n->id()) || x_nodes.count(n)) continue;
       RETURN_IF_ERROR(Backprop(n));
     }
@@ -126,13 +190,40 @@ class GradientBuilder {
     return Status::OK();
   }
 
+  // A loop frame nested in the walk's frame is differentiated as a whole (see gradients.h).
+  Status BackpropLoop(const std::string& frame) {
+    std::map<Node*, NodeOut> exit_grads;
+    bool any = false;
+    for (Node* n : g_->nodes()) {
+      if (n->op() != "Exit" || !info_.Knows(n) || info_.exec_frame(n) != frame) continue;
+      ASSIGN_OR_RETURN(exit_grads[n], SumGrads({n->id(), 0}));
+      any = any || exit_grads[n].valid();
+    }
+    if (!any) return Status::OK();
+    const WhileGradFn* fn = WhileGradient();
+    if (!*fn)
+      return NotFound("no gradient builder for while loops registered (loop frame '", frame, "')");
+    std::map<Node*, NodeOut> enter_grads;
+    Status s = (*fn)(WhileGradArgs{g_, &info_, frame, exit_grads, scope_}, &enter_grads);
+    if (!s.ok()) return s.WithPrefix("gradient of while loop '" + frame + "': ");
+    for (const auto& [enter, dx] : enter_grads) {
+      const Edge* e = enter->input_edge(0);
+      if (dx.valid() && e && relevant_.count(e->src->id()))
+        grads_[{e->src->id(), e->src_output}].push_back(dx);
+    }
+    return Status::OK();
+  }
+
   Graph* g_;
   std::string scope_;
+  ControlFlowInfo info_;
   std::set<int> relevant_;
   std::map<OutKey, std::vector<NodeOut>> grads_;
 };
 
 }  // namespace
+
+void RegisterWhileGradient(WhileGradFn fn) { *WhileGradient() = std::move(fn); }
 
 Status AddSymbolicGradients(Graph* g, const std::vector<NodeOut>& ys,
                             const std::vector<NodeOut>& xs, const std::vector<NodeOut>& grad_ys,

@@ -6,8 +6,12 @@
 //
 // Errors: InvalidArgument if ys/xs/grad_ys are inconsistent; NotFound naming the op and node when
 // a node on the path has no registered gradient.
+#include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
+#include "engine/graph/control_flow_info.h"
 #include "engine/graph/node_builder.h"
 
 namespace fb {
@@ -18,5 +22,20 @@ Status AddSymbolicGradients(Graph* g, const std::vector<NodeOut>& ys,
                             const std::vector<NodeOut>& xs, const std::vector<NodeOut>& grad_ys,
                             std::vector<NodeOut>* grad_xs,
                             const std::string& name_scope = "gradients");
+
+// While loops (whitepaper 4.4) are differentiated as a whole: when the backward walk reaches a
+// loop frame, the registered builder gets the summed gradient of each of the frame's Exit nodes
+// (invalid: none) and returns the gradient for the input of each of its Enter nodes (loop
+// variables' initial values and loop invariants). engine/client/while_gradients.cc registers it.
+struct WhileGradArgs {
+  Graph* graph;
+  const ControlFlowInfo* info;  // built before the walk; nodes added since are unknown to it
+  std::string frame;
+  std::map<Node*, NodeOut> exit_grads;
+  std::string name_scope;
+};
+using WhileGradFn =
+    std::function<Status(const WhileGradArgs& args, std::map<Node*, NodeOut>* enter_grads)>;
+void RegisterWhileGradient(WhileGradFn fn);
 
 }  // namespace fb

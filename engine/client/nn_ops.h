@@ -34,7 +34,8 @@ struct CrossEntropy {
   Output loss;
   Output backprop;
 };
-// features, labels: [batch, classes].
+// features, labels: [batch, classes]; each row of labels must be a probability distribution
+// (sum 1): backprop = softmax(features) - labels is the gradient only then (as in TensorFlow).
 CrossEntropy SoftmaxCrossEntropyWithLogits(const Scope& s, Output features, Output labels);
 // features [batch, classes], labels [batch] int32 or int64.
 CrossEntropy SparseSoftmaxCrossEntropyWithLogits(const Scope& s, Output features, Output labels);

@@ -13,6 +13,13 @@ Scope Scope::NewRootScope() {
   return s;
 }
 
+Scope Scope::ForGraph(Graph* g) {
+  Scope s;
+  s.graph_ = std::shared_ptr<Graph>(g, [](Graph*) {});
+  s.status_ = std::make_shared<Status>();
+  return s;
+}
+
 Scope Scope::NewSubScope(const std::string& name) const {
   Scope s = *this;
   s.op_name_.clear();

@@ -38,6 +38,9 @@ class Output {
 class Scope {
  public:
   static Scope NewRootScope();
+  // A root scope adding nodes to `g`, which the caller owns and keeps alive (autodiff hooks that
+  // extend graphs they did not build).
+  static Scope ForGraph(Graph* g);
   // Child scope: names get the prefix "name/".
   Scope NewSubScope(const std::string& name) const;
   // The next op gets exactly this name (under the prefix).

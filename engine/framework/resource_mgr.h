@@ -30,10 +30,15 @@ class Var : public ResourceBase {
   std::string DebugString() const override { return "Var " + tensor_.TypeAndShapeString(); }
   // With mu() held: makes tensor() safe to write in place (copies if the buffer is shared).
   void PrepareForWrite();
+  // The Variable op's declared `shape` attr (-1 dims and unknown rank allowed), which Assign
+  // with validate_shape checks before the first initialization.
+  void set_declared_shape(const TensorShape& s) { declared_shape_ = s; }
+  const TensorShape& declared_shape() const { return declared_shape_; }
 
  private:
   std::mutex mu_;
   Tensor tensor_;
+  TensorShape declared_shape_ = UnknownRankShape();
 };
 
 class ResourceMgr {

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "engine/partition/control_loops.h"
+
 namespace fb {
 
 std::string TransferTensorName(const Node& src, int port) {
@@ -25,6 +27,7 @@ class Partitioner {
       : g_(g), parts_(parts), stats_(stats) {}
 
   Status Run() {
+    ASSIGN_OR_RETURN(info_, ControlFlowInfo::Build(g_));
     for (Node* n : g_.nodes()) {
       if (n->assigned_device().empty())
         return InvalidArgument("node '", n->name(), "' has no assigned device");
@@ -35,7 +38,7 @@ class Partitioner {
     }
     for (Node* n : g_.nodes())
       for (const Edge* e : n->in_edges()) RETURN_IF_ERROR(WireEdge(e));
-    return Status::OK();
+    return AddControlLoops(g_, info_, recv_frames_, parts_);
   }
 
  private:
@@ -65,6 +68,7 @@ class Partitioner {
         send.inputs = {base + "/const"};
         Add(src_dev, send);
         Add(dst_dev, MakeSendRecv("_Recv", base + "/recv", DataType::kFloat, base, src_dev, dst_dev));
+        recv_frames_[dst_dev][base + "/recv"] = info_.frame(e->src);
         control_recvs_.insert(base);
         if (stats_) ++stats_->num_control_transfers;
       }
@@ -82,6 +86,7 @@ class Partitioner {
       send.inputs = {tensor};
       Add(src_dev, send);
       Add(dst_dev, MakeSendRecv("_Recv", base + "/recv", dt, tensor, src_dev, dst_dev));
+      recv_frames_[dst_dev][base + "/recv"] = info_.frame(e->src);
       it = recvs_.emplace(key, base + "/recv").first;
       if (stats_) ++stats_->num_send_recv_pairs;
     }
@@ -102,6 +107,8 @@ class Partitioner {
   std::map<std::string, std::pair<std::string, size_t>> index_;
   std::map<std::string, std::string> recvs_;
   std::set<std::string> control_recvs_;
+  ControlFlowInfo info_;
+  std::map<std::string, std::map<std::string, std::string>> recv_frames_;  // device -> recv -> frame
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 // Every data edge between devices becomes a _Send on the source device and a _Recv on the
 // destination; all consumers of one tensor on one destination device share a single _Recv.
 // Control edges across devices become a _Send/_Recv of a dummy scalar followed by a control edge.
+// Loops whose nodes span devices get a control-loop state machine per partition (4.4; see
+// control_loops.h), so that each device runs the loop's iterations in step with the others.
 #include <map>
 #include <string>
 

@@ -6,6 +6,17 @@
 
 namespace fb {
 
+namespace {
+// A frame's id is a hash of its name "parent_id;parent_iter;frame_name" (TensorFlow does the
+// same), so that every partition of a step, in any process, gives one frame the same id: Send
+// and Recv inside loops key their transfers by it. FNV-1a, never 0 (the root frame's id).
+int64_t FrameId(const std::string& name) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return static_cast<int64_t>(h >> 1) | 1;
+}
+}  // namespace
+
 void ExecutorState::ActivateNodes(const NodeItem& item, bool is_dead, FrameState* frame,
                                   int64_t iter, const std::vector<Entry>& outputs,
                                   const std::vector<bool>& dead_outputs, TaggedNodeSeq* ready) {
@@ -47,6 +58,7 @@ void ExecutorState::ActivateNodes(const NodeItem& item, bool is_dead, FrameState
     }
     if (dst_need_input) it->inputs[dst.input_start + e.input_slot] = outputs[e.output_slot];
     if (dst_ready) {
+      if (dst.is_control_trigger) dst_dead = false;
       ready->push_back({id, frame, iter, dst_dead});
       ++it->outstanding_ops;
     }
@@ -72,6 +84,7 @@ void ExecutorState::PropagateOutputs(const TaggedNode& tagged, const NodeItem& i
     is_frame_done = decrement();
   } else if (item.is_enter) {
     FrameState* out = FindOrCreateChildFrame(input_frame, input_iter, item);
+    bool child_done = false;
     {
       std::lock_guard<std::mutex> l(out->mu);
       if (item.is_constant_enter) {
@@ -82,8 +95,13 @@ void ExecutorState::PropagateOutputs(const TaggedNode& tagged, const NodeItem& i
       } else {
         ActivateNodes(item, is_dead, out, 0, *outputs, *dead_outputs, ready);
       }
-      --out->num_pending_inputs;
+      // A frame whose inputs are all dead runs nothing; it is done once its last Enter ran.
+      if (--out->num_pending_inputs == 0) {
+        CleanupFramesIterations(out, 0, ready);
+        child_done = IsFrameDone(out);
+      }
     }
+    if (child_done) FinishFrame(out, ready);
     std::lock_guard<std::mutex> l(input_frame->mu);
     is_frame_done = decrement();
   } else if (item.is_exit) {
@@ -141,7 +159,7 @@ FrameState* ExecutorState::FindOrCreateChildFrame(FrameState* frame, int64_t ite
   if (it != child_frames_.end()) return it->second.get();
   auto child = std::make_unique<FrameState>();
   child->frame_name = key;
-  child->frame_id = next_frame_id_++;
+  child->frame_id = FrameId(key);
   child->parent_frame = frame;
   child->parent_iter = iter;
   child->max_parallel_iterations = std::max(1, enter.parallel_iterations);

@@ -31,6 +31,7 @@ struct NodeItem {
   bool is_merge = false, is_switch = false, is_enter = false, is_exit = false;
   bool is_next_iteration = false, is_transfer = false;  // transfer: Send/Recv run even when dead
   bool is_constant_enter = false;
+  bool is_control_trigger = false;  // ControlTrigger: never dead
   int parallel_iterations = 10;
   std::string frame_name;  // Enter: the child frame
   // Pending count at the start of an iteration. For Merge: (control inputs << 1) | 1, the low bit

@@ -101,7 +101,6 @@ class ExecutorState {
   FrameState root_frame_;
   std::mutex child_frames_mu_;
   std::map<std::string, std::unique_ptr<FrameState>> child_frames_;  // by "parent;iter;name"
-  std::atomic<int64_t> next_frame_id_{1};
   std::atomic<int> num_outstanding_ops_{0};
   std::mutex status_mu_;
   Status status_;

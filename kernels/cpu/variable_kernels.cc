@@ -9,12 +9,17 @@ class VariableOp : public OpKernel {
     c->SetStatus(c->GetAttr("container", &container_));
     c->SetStatus(c->GetAttr("shared_name", &shared_name_));
     if (shared_name_.empty()) shared_name_ = c->def().name;
+    c->SetStatus(c->GetAttr("shape", &shape_));
   }
   void Compute(OpKernelContext* ctx) override {
     std::lock_guard<std::mutex> l(mu_);
     if (!var_) {
       auto var = ctx->resource_manager()->LookupOrCreate<Var>(
-          container_, shared_name_, [] { return std::make_shared<Var>(); });
+          container_, shared_name_, [this] {
+            auto v = std::make_shared<Var>();
+            v->set_declared_shape(shape_);
+            return v;
+          });
       OP_REQUIRES_OK(ctx, var.status());
       var_ = *var;
     }
@@ -24,9 +29,20 @@ class VariableOp : public OpKernel {
 
  private:
   std::string container_, shared_name_;
+  TensorShape shape_ = UnknownRankShape();
   std::mutex mu_;
   std::shared_ptr<Var> var_;
 };
+
+// `actual` fits `declared` (-1 dims and unknown rank match anything).
+static bool ShapeCompatible(const TensorShape& declared, const TensorShape& actual) {
+  if (IsUnknownRank(declared)) return true;
+  if (declared.rank() != actual.rank()) return false;
+  for (int i = 0; i < declared.rank(); ++i) {
+    if (declared.dim_size(i) >= 0 && declared.dim_size(i) != actual.dim_size(i)) return false;
+  }
+  return true;
+}
 
 class AssignOp : public OpKernel {
  public:
@@ -39,11 +55,11 @@ class AssignOp : public OpKernel {
     const Tensor& value = ctx->input(1);
     {
       std::lock_guard<std::mutex> l(*var->mu());
-      if (validate_shape_ && var->is_initialized())
-        OP_REQUIRES(ctx, var->tensor()->shape() == value.shape(),
-                    InvalidArgument("cannot assign a value of shape ", value.shape().DebugString(),
-                                    " to a variable of shape ",
-                                    var->tensor()->shape().DebugString()));
+      const TensorShape& want =
+          var->is_initialized() ? var->tensor()->shape() : var->declared_shape();
+      OP_REQUIRES(ctx, !validate_shape_ || ShapeCompatible(want, value.shape()),
+                  InvalidArgument("cannot assign a value of shape ", value.shape().DebugString(),
+                                  " to a variable of shape ", want.DebugString()));
       // Copy so that later in-place updates never alias the assigned tensor.
       *var->tensor() = value.DeepCopy(ctx->allocator());
     }

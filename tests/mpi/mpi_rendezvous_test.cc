@@ -86,7 +86,7 @@ TEST_CASE("Remote Send/Recv handles sizes from 0 bytes to 64 MiB, chunked", "[mp
     }
     MPI_Barrier(MPI_COMM_WORLD);
   }
-  MpiTransport::Get()->set_chunk_bytes(64 << 20);
+  MpiTransport::Get()->set_chunk_bytes(256 << 20);  // the default
 }
 
 TEST_CASE("Dead values and unknown destinations", "[mpi]") {

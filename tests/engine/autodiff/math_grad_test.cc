@@ -106,7 +106,7 @@ TEST_CASE("AddN and Fill gradients", "[math][grad]") {
   CHECK(err < kTolerance);
 }
 
-TEST_CASE("AddSymbolicGradients of x*x + 3x is 2x + 3; an unused x gets zeros", "[math][grad]") {
+TEST_CASE("AddSymbolicGradients of x*x + 3x is 2x + 3, an unused x gets zeros", "[math][grad]") {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DataType::kFloat);
   auto unused = ops::Placeholder(root.WithOpName("unused"), DataType::kFloat);

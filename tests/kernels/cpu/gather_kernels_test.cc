@@ -11,7 +11,7 @@ using test::RunError;
 using test::RunScope;
 using test::Values;
 
-TEST_CASE("Gather picks rows; indices of any shape", "[array]") {
+TEST_CASE("Gather picks rows, indices of any shape", "[array]") {
   Scope root = Scope::NewRootScope();
   auto params = ops::Const(root, Iota({4, 2}));  // rows {0,1} {2,3} {4,5} {6,7}
   auto idx = ops::Const(root, Tensor::FromVector<int32_t>({3, 0, 3, 1}, {2, 2}));
@@ -49,7 +49,7 @@ TEST_CASE("Gather with an out-of-range index fails naming the node and the index
   CHECK_THAT(RunError(neg, h), Catch::Contains("indices[0] = -1 is not in [0, 2)"));
 }
 
-TEST_CASE("OneHot encodes along the last axis or axis 0; bad indices give off rows", "[array]") {
+TEST_CASE("OneHot encodes along the last axis or axis 0, bad indices give off rows", "[array]") {
   Scope root = Scope::NewRootScope();
   auto idx = ops::Const(root, test::I32({0, 2, -1, 5}));
   auto last = ops::OneHot(root, idx, 3);

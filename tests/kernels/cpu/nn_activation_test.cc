@@ -61,7 +61,7 @@ TEST_CASE("Gradient ops reject inputs of different shapes", "[nn][nn-activation]
              Catch::Contains("gradients and features must have the same shape, got [3] and [2]"));
 }
 
-TEST_CASE("BiasAdd adds along the last dimension; BiasAddGrad sums the rest",
+TEST_CASE("BiasAdd adds along the last dimension, BiasAddGrad sums the rest",
           "[nn][nn-activation]") {
   Tensor value = F({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 2, 3});
   Tensor bias = F({10, 20, 30}, {3});

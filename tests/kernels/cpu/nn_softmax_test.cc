@@ -123,7 +123,15 @@ TEST_CASE("Cross-entropy losses reject bad labels naming them", "[nn][nn-softmax
 TEST_CASE("Softmax and cross-entropy gradients match numerical gradients",
           "[nn][nn-softmax][grad]") {
   Tensor logits = test::RandomDouble({3, 5}, -2, 2, 21);
+  // Labels are probability distributions (rows sum to 1), as the op requires: its backprop
+  // output softmax - labels is the gradient only then.
   Tensor labels = test::RandomDouble({3, 5}, 0, 1, 22);
+  for (int r = 0; r < 3; ++r) {
+    double* row = labels.data<double>() + r * 5;
+    double sum = 0;
+    for (int c = 0; c < 5; ++c) sum += row[c];
+    for (int c = 0; c < 5; ++c) row[c] /= sum;
+  }
   CHECK(test::MaxGradientError([](const Scope& s, Xs xs) { return ops::Softmax(s, xs[0]); },
                                {logits}) < 1e-8);
   CHECK(test::MaxGradientError([](const Scope& s, Xs xs) { return ops::LogSoftmax(s, xs[0]); },

@@ -1,0 +1,74 @@
+// `flowbench dist-train` (issue 5): data-parallel training over an mpirun job, and
+// `flowbench supervise`, which relaunches a failed job with --resume (whitepaper 3.3).
+//   mpirun -np 4 flowbench dist-train --cluster ps=1,worker=3 --mode sync --steps 100
+//   flowbench supervise -- mpirun -np 3 flowbench dist-train --checkpoint-dir ck --fail-at-step 25
+// The flags map onto mpi/dist_train.h's DistTrainOptions; the work is in mpi/.
+#include <mpi.h>
+
+#include <iostream>
+
+#include "apps/commands.h"
+#include "mpi/dist_train.h"
+#include "mpi/mpi_status.h"
+#include "mpi/mpi_transport.h"
+#include "mpi/supervisor.h"
+
+namespace fb::apps {
+namespace {
+
+Status RunUnderMpi(const mpi::DistTrainOptions& o) {
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+  if (provided < MPI_THREAD_MULTIPLE) {
+    MPI_Finalize();
+    return FailedPrecondition("dist-train: the MPI library does not provide MPI_THREAD_MULTIPLE");
+  }
+  Status s = mpi::RunDistTrain(o);
+  if (!s.ok()) {
+    // Peers may wait for this rank inside a collective or a Recv: end the whole job, with the
+    // reason printed first (an abort alone would give no context).
+    std::cerr << "flowbench dist-train (rank " << mpi::WorldRank() << "): " << s.ToString() << std::endl;
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  mpi::MpiTransport::Get()->Shutdown();
+  MPI_Finalize();
+  return s;
+}
+
+FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
+  auto* cmd = app->add_subcommand("dist-train", "Data-parallel training over MPI (run under mpirun)");
+  auto* o = new mpi::DistTrainOptions;
+  cmd->add_option("--cluster", o->cluster, "Jobs in rank order, e.g. ps=1,worker=3");
+  cmd->add_option("--mode", o->mode, "sync | async | backup | allreduce")->capture_default_str();
+  cmd->add_option("--steps", o->steps, "Training steps")->capture_default_str();
+  cmd->add_option("--batch", o->batch_per_replica, "Examples per replica per step")->capture_default_str();
+  cmd->add_option("--lr", o->learning_rate, "Learning rate")->capture_default_str();
+  cmd->add_option("--backups", o->backups, "Backup workers (mode backup)")->capture_default_str();
+  cmd->add_option("--features", o->features, "Model input features")->capture_default_str();
+  cmd->add_option("--checkpoint-dir", o->checkpoint_dir, "Checkpoint directory");
+  cmd->add_option("--checkpoint-every", o->checkpoint_every, "Steps between checkpoints")->capture_default_str();
+  cmd->add_flag("--resume", o->resume, "Restore the newest checkpoint first");
+  cmd->add_option("--fail-at-step", o->fail_at_step, "Fault injection: the last rank exits in this step");
+  cmd->add_option("--max-final-loss", o->max_final_loss, "Fail if the final held-out loss is above this");
+  cmd->callback([o]() {
+    Status s = RunUnderMpi(*o);
+    if (!s.ok()) Fail("dist-train", s);
+  });
+});
+
+FB_REGISTER_COMMAND("supervise", [](CLI::App* app) {
+  auto* cmd = app->add_subcommand("supervise", "Run a command; relaunch it with --resume when it fails");
+  auto* o = new mpi::SupervisorOptions;
+  auto* command = new std::vector<std::string>;
+  cmd->add_option("--max-restarts", o->max_restarts, "Relaunches before giving up")->capture_default_str();
+  cmd->add_option("--resume-flag", o->resume_flag, "Flag appended on relaunch")->capture_default_str();
+  cmd->add_option("command", *command, "The command, after --")->required();
+  cmd->callback([o, command]() {
+    auto restarts = mpi::Supervise(*command, *o);
+    if (!restarts.ok()) return Fail("supervise", restarts.status());
+    std::cout << "flowbench supervise: finished after " << *restarts << " restart(s)\n";
+  });
+});
+
+}  // namespace
+}  // namespace fb::apps

@@ -1,0 +1,111 @@
+// `flowbench sim`: replays a graph on a simulated platform (issue 6, docs/simulator.md).
+//   flowbench sim (--graph G.json | --model NAME) --platform P.xml [--placer NAME]
+//                 [--schedule fifo|critical-path|alap-recv] [--replicas N] [--ps K]
+//                 [--mode sync|async|backup:B] [--compression on|off]
+//                 [--cost-model analytic|measured:TRACE.h5] [--steps S] [--concurrent-steps C]
+//                 [--stragglers P:F] [--seed N] [--batch B] [--trace OUT.h5]
+//                 [--metrics-json FILE]
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/commands.h"
+#include "sim/sim_costs.h"
+#include "sim/sim_metrics.h"
+#include "sim/sim_trace.h"
+#include "sim/simulator.h"
+
+namespace fb::apps {
+namespace {
+
+struct SimFlags {
+  std::string graph, model, platform, placer, schedule = "fifo", mode = "sync";
+  std::string compression = "off", cost_model = "analytic", stragglers, trace, metrics_json;
+  int replicas = 1, ps = 0, steps = 1, concurrent_steps = 1, batch = 32;
+  uint64_t seed = 0;
+  std::vector<std::string> argv;
+};
+
+StatusOr<sim::SimRunOptions> Options(const SimFlags& f) {
+  sim::SimRunOptions o;
+  sim::WorkloadOptions& w = o.workload;
+  w.replicas = f.replicas;
+  w.ps = f.ps;
+  w.steps = f.steps;
+  w.concurrent_steps = f.concurrent_steps;
+  w.seed = f.seed;
+  w.schedule = f.schedule;
+  w.placer = f.placer;
+  RETURN_IF_ERROR(sim::ParseSyncMode(f.mode, &w));
+  if (f.compression != "on" && f.compression != "off")
+    return InvalidArgument("--compression must be on or off, got '", f.compression, "'");
+  w.compression = f.compression == "on";
+  if (!f.stragglers.empty()) RETURN_IF_ERROR(sim::ParseStragglers(f.stragglers, &w));
+  o.record_events = !f.trace.empty();
+  return o;
+}
+
+Status RunSim(const SimFlags& f) {
+  ASSIGN_OR_RETURN(sim::SimRunOptions options, Options(f));
+  ASSIGN_OR_RETURN(sim::SimGraph graph, sim::LoadSimGraph(f.graph, f.model, f.batch));
+  ASSIGN_OR_RETURN(std::string platform, sim::ResolvePlatformPath(f.platform));
+  sim::Simulation simulation;
+  RETURN_IF_ERROR(simulation.LoadPlatform(platform));
+  ASSIGN_OR_RETURN(sim::CostModelHandle costs, sim::MakeSimCosts(*graph.graph, graph.feed_shapes,
+                                                                 f.cost_model));
+  ASSIGN_OR_RETURN(sim::SimResult result, simulation.Run(*graph.graph, costs.costs, options));
+  const nlohmann::json metrics = sim::MetricsJson(simulation, result, options, costs.description);
+  std::cout << sim::FormatSummary(metrics);
+  if (!f.metrics_json.empty()) {
+    std::ofstream out(f.metrics_json);
+    if (!(out << metrics.dump(2) << "\n"))
+      return Internal("cannot write metrics file '", f.metrics_json, "'");
+  }
+  if (!f.trace.empty()) {
+    TraceMetadata meta = DefaultTraceMetadata(TraceMode::kSim, 0, nullptr);
+    std::string cmd;
+    for (const std::string& a : f.argv) cmd += (cmd.empty() ? "" : " ") + a;
+    meta.command_line = cmd;
+    meta.seed = static_cast<int64_t>(f.seed);
+    meta.host = platform;
+    meta.config_json = metrics["config"].dump();
+    RETURN_IF_ERROR(sim::WriteSimTrace(f.trace, simulation, result, options, meta));
+    std::cout << "trace: " << f.trace << "\n";
+  }
+  return Status::OK();
+}
+
+FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
+  static SimFlags f;
+  auto* cmd = app->add_subcommand("sim", "Simulate a graph on a SimGrid platform (docs/simulator.md)");
+  auto* graph = cmd->add_option("--graph", f.graph, "GraphDef JSON file");
+  cmd->add_option("--model", f.model, "Model builder name (experiments/models.h)")
+      ->excludes(graph);
+  cmd->add_option("--batch", f.batch, "Batch size for --model")->capture_default_str();
+  cmd->add_option("--platform", f.platform, "SimGrid XML platform (file or sim/platforms name)")
+      ->required();
+  cmd->add_option("--placer", f.placer, "Placer name (default: the engine's default)");
+  cmd->add_option("--schedule", f.schedule, "fifo | critical-path | alap-recv")->capture_default_str();
+  cmd->add_option("--replicas", f.replicas, "Data-parallel replicas")->capture_default_str();
+  cmd->add_option("--ps", f.ps, "Parameter servers")->capture_default_str();
+  cmd->add_option("--mode", f.mode, "sync | async | backup:B")->capture_default_str();
+  cmd->add_option("--compression", f.compression, "on | off (lossy 16-bit transfers)")
+      ->capture_default_str();
+  cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5")->capture_default_str();
+  cmd->add_option("--steps", f.steps, "Steps to simulate")->capture_default_str();
+  cmd->add_option("--concurrent-steps", f.concurrent_steps, "Steps in flight per replica")
+      ->capture_default_str();
+  cmd->add_option("--stragglers", f.stragglers, "P:F: a replica step is F times slower with probability P");
+  cmd->add_option("--seed", f.seed, "Seed (stragglers)")->capture_default_str();
+  cmd->add_option("--trace", f.trace, "Write an HDF5 trace (docs/trace-format.md)");
+  cmd->add_option("--metrics-json", f.metrics_json, "Write predicted metrics as JSON");
+  cmd->callback([] {
+    if (f.graph.empty() && f.model.empty()) return Fail("sim", InvalidArgument("give --graph or --model"));
+    f.argv = {"flowbench", "sim"};
+    if (Status s = RunSim(f); !s.ok()) Fail("sim", s);
+  });
+});
+
+}  // namespace
+}  // namespace fb::apps

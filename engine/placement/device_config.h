@@ -1,0 +1,47 @@
+#pragma once
+// Readable device and link config files (experiments/devices/*.json, experiments/links/*.json).
+//
+//   {"devices": [{"name": "/job:localhost/replica:0/task:0/device:CPU:0", "type": "CPU",
+//                 "memory_limit_bytes": 0, "peak_flops_per_s": 5e10,
+//                 "memory_bandwidth_bytes_per_s": 2e10, "launch_overhead_ns": 1000},
+//                {"name": "/device:GPU:0", "count": 4, ...}],
+//    "links": [{"src": "/device:CPU:*", "dst": "/device:GPU:*", "latency_ns": 10000,
+//               "bandwidth_bytes_per_s": 1.2e10}],
+//    "default_link": {"latency_ns": 20000, "bandwidth_bytes_per_s": 1e10}}
+//
+// A device entry with "count": k expands into k devices whose ids count up from the id in
+// "name" (partial names are completed to /job:localhost/replica:0/task:0). Every field but name
+// has the DeviceDesc default. A link file holds only "links" and "default_link". Units: bytes,
+// FLOP/s, bytes/s, ns.
+#include <string>
+
+#include "engine/placement/device_desc.h"
+#include "engine/framework/status.h"
+
+namespace fb {
+
+struct PlatformDesc {
+  DeviceSet devices;
+  LinkSet links;
+};
+
+// Reads a device config (devices and, optionally, links). InvalidArgument naming the file and
+// the entry for malformed JSON, a missing name, a negative value or a duplicate device;
+// NotFound naming the file if it cannot be opened.
+StatusOr<PlatformDesc> ReadPlatformFile(const std::string& path);
+// Reads a link config into `links` (replacing its links and default).
+Status ReadLinkFile(const std::string& path, LinkSet* links);
+// The same from JSON text (`source` names it in errors).
+StatusOr<PlatformDesc> ParsePlatformJson(const std::string& text, const std::string& source);
+
+struct DeviceOptions;
+// Applies a `--devices` flag to `options`: "cpu:N" splits this process's machine into N CPU
+// devices, each with its own share of the hardware threads (device.h). Type names are case
+// insensitive. InvalidArgument quoting the flag for anything else or N < 1.
+Status ApplyDevicesFlag(const std::string& spec, DeviceOptions* options);
+
+// N identical devices of `type` named LocalDeviceName(type, 0..N-1) with default performance:
+// what `--devices cpu:N` creates.
+DeviceSet LocalDevices(const std::string& type, int n);
+
+}  // namespace fb

@@ -1,0 +1,36 @@
+#pragma once
+// The control plane of the distributed runtime (whitepaper 3.2.2 "the master issues one run
+// request per worker per step", 3.3 fault tolerance): small JSON messages carried by
+// MpiTransport::SendControl (tag kControlTag).
+//
+//   worker -> master  "devices"     the worker's devices (registration, so placement sees them)
+//   master -> worker  "register"    id = graph handle, partitions = device -> GraphDef
+//   worker -> master  "registered"  id = graph handle, status
+//   master -> worker  "run"         id = graph handle, step_id
+//   worker -> master  "done"        step_id, status (names the task and the failing node)
+//   master -> worker  "abort"       step_id, status: abort that step's rendezvous and executors
+//   master -> worker  "ping"        id = sequence number (health check)
+//   worker -> master  "pong"        id = the ping's sequence number
+//   master -> worker  "shutdown"    stop serving
+#include <map>
+#include <string>
+
+#include "engine/graph/node_def.h"
+#include "engine/placement/device_desc.h"
+
+namespace fb::mpi {
+
+struct ControlMessage {
+  std::string type;
+  int64_t id = 0;
+  int64_t step_id = 0;
+  Status status;
+  std::map<std::string, GraphDef> partitions;  // "register"
+  DeviceSet devices;                           // "devices"
+};
+
+std::string EncodeControl(const ControlMessage& m);
+// DataLoss naming the problem for bytes that are not a control message.
+StatusOr<ControlMessage> DecodeControl(const std::string& bytes);
+
+}  // namespace fb::mpi

@@ -1,0 +1,172 @@
+#include "mpi/dist_train.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "engine/client/state_ops.h"
+#include "engine/runtime/session.h"
+#include "mpi/linear_model.h"
+#include "mpi/master.h"
+#include "mpi/mpi_status.h"
+#include "mpi/trainers.h"
+#include "mpi/variable_checkpointer.h"
+#include "mpi/worker_service.h"
+
+namespace fb::mpi {
+
+namespace {
+
+using Feeds = std::vector<std::pair<std::string, Tensor>>;
+
+// What both drivers share: the model, the checkpointer and the resume logic.
+struct Trainer {
+  const DistTrainOptions& o;
+  LinearRegression model;
+  VariableCheckpointer ckpt;
+  RunFn run;
+  std::vector<Output> vars;
+
+  // Feeds of graph replica `replica` holding shard `shard` of step `step`'s examples.
+  Feeds ReplicaFeeds(int replica, int64_t step, int shard) const {
+    int64_t b = o.batch_per_replica;
+    return model.Feeds(replica, model.Batch(step, shard * b, (shard + 1) * b));
+  }
+  // Restores or initializes; returns the first step to run.
+  StatusOr<int64_t> Start(const std::string& init) {
+    if (o.resume && !o.checkpoint_dir.empty()) {
+      auto step = ckpt.RestoreLatest(run, o.checkpoint_dir);
+      if (step.ok()) {
+        if (WorldRank() == 0) std::printf("resumed from checkpoint step %lld\n", static_cast<long long>(*step));
+        return *step + 1;
+      }
+      if (step.status().code() != Code::kNotFound) return step.status();
+    }
+    std::vector<Tensor> out;
+    RETURN_IF_ERROR(run({}, {}, {init}, &out));
+    return int64_t{0};
+  }
+  Status MaybeCheckpoint(int64_t step) {
+    if (o.checkpoint_dir.empty() || (step + 1) % o.checkpoint_every != 0 || WorldRank() != 0)
+      return Status::OK();
+    RETURN_IF_ERROR(ckpt.Save(run, o.checkpoint_dir, step));
+    std::printf("checkpoint step %lld\n", static_cast<long long>(step));
+    std::fflush(stdout);
+    return Status::OK();
+  }
+  Status Finish() {
+    std::vector<Tensor> v;
+    RETURN_IF_ERROR(run({}, {"ckpt/read_0", "ckpt/read_1"}, {}, &v));
+    double loss = model.Loss(v[0], v[1], model.Batch(-1, 0, 1024));
+    std::printf("final_loss %.6g\n", loss);
+    std::fflush(stdout);
+    if (o.max_final_loss > 0 && loss > o.max_final_loss)
+      return OutOfRange("final loss ", loss, " is above the band ", o.max_final_loss);
+    return Status::OK();
+  }
+  bool ShouldFail(int64_t step) const {
+    return !o.resume && step == o.fail_at_step && WorldRank() == WorldSize() - 1;
+  }
+};
+
+Status RunAllreduce(const DistTrainOptions& o) {
+  Trainer t{o};
+  t.model.features = o.features;
+  Scope root = Scope::NewRootScope();
+  DataParallelGraph g = BuildAllreduceReplica(root, t.model.Fns(), o.learning_rate);
+  t.ckpt = VariableCheckpointer::Build(root, g.vars);
+  RETURN_IF_ERROR(root.status());
+  ASSIGN_OR_RETURN(auto session, Session::Create({}));
+  RETURN_IF_ERROR(session->Extend(root.ToGraphDef()));
+  t.run = [&](const Feeds& f, const std::vector<std::string>& fe, const std::vector<std::string>& ta,
+              std::vector<Tensor>* out) { return session->Run(f, fe, ta, out); };
+  ASSIGN_OR_RETURN(int64_t first, t.Start(g.init));
+  std::vector<Tensor> out;
+  for (int64_t step = first; step < o.steps; ++step) {
+    if (t.ShouldFail(step)) std::_Exit(17);
+    RETURN_IF_ERROR(session->Run(t.ReplicaFeeds(0, step, WorldRank()), {}, {"train"}, &out));
+    RETURN_IF_ERROR(t.MaybeCheckpoint(step));
+  }
+  return WorldRank() == 0 ? t.Finish() : Status::OK();
+}
+
+StatusOr<DataParallelGraph> BuildPsGraph(const DistTrainOptions& o, const ClusterSpec& cluster,
+                                         const Scope& root, const ModelFns& fns) {
+  int workers = static_cast<int>(cluster.RanksOfJob("worker").size());
+  int ps = static_cast<int>(cluster.RanksOfJob("ps").size());
+  if (workers < 1 || ps < 1)
+    return InvalidArgument("mode '", o.mode, "' needs jobs ps and worker, cluster is '", cluster.ToString(), "'");
+  auto w = JobDevices("worker", workers), p = JobDevices("ps", ps);
+  if (o.mode == "sync") return BuildSyncReplicas(root, fns, w, p, o.learning_rate);
+  if (o.mode == "async") return BuildAsyncReplicas(root, fns, w, p, o.learning_rate);
+  if (o.mode == "backup") return BuildBackupReplicas(root, fns, w, p, workers - o.backups, o.learning_rate);
+  return InvalidArgument("unknown mode '", o.mode, "' (sync, async, backup, allreduce)");
+}
+
+Status RunMasterLoop(const DistTrainOptions& o, Trainer& t, Master* master, const DataParallelGraph& g) {
+  t.run = [master](const Feeds& f, const std::vector<std::string>& fe, const std::vector<std::string>& ta,
+                   std::vector<Tensor>* out) { return master->Run(f, fe, ta, out); };
+  ASSIGN_OR_RETURN(int64_t first, t.Start(g.init));
+  int replicas = static_cast<int>(g.losses.size());
+  auto feeds = [&](int r, int64_t step) { return t.ReplicaFeeds(r, step, r); };
+  std::unique_ptr<BackupWorkerTrainer> backup;
+  if (o.mode == "backup") backup = std::make_unique<BackupWorkerTrainer>(master, g, replicas - o.backups, feeds);
+  std::vector<Tensor> out;
+  for (int64_t step = first; step < o.steps; ++step) {
+    if (o.mode == "sync") {
+      Feeds all;
+      for (int r = 0; r < replicas; ++r) {
+        auto f = feeds(r, step);
+        all.insert(all.end(), f.begin(), f.end());
+      }
+      RETURN_IF_ERROR(master->Run(all, {}, {"train"}, &out));
+    } else if (o.mode == "async") {
+      // One round: every replica one step at its own pace (steps of a round overlap).
+      RETURN_IF_ERROR(AsyncTrain(master, g, 1, [&](int r, int64_t) { return feeds(r, step); }));
+    } else {
+      RETURN_IF_ERROR(backup->Step(step).status());
+    }
+    RETURN_IF_ERROR(t.MaybeCheckpoint(step));
+  }
+  if (backup) RETURN_IF_ERROR(backup->Drain());
+  return t.Finish();
+}
+
+Status RunWithParameterServers(const DistTrainOptions& o, const ClusterSpec& cluster) {
+  if (WorldRank() != 0) {
+    WorkerOptions wo;
+    // Worker runs are one per training step from the start of this launch (init and checkpoint
+    // runs touch only the ps tasks), so the fault hits in step fail_at_step.
+    if (!o.resume && o.fail_at_step >= 0 && WorldRank() == WorldSize() - 1) wo.exit_at_run = o.fail_at_step + 1;
+    return ServeWorker(cluster, wo);
+  }
+  // The master first: once it exists, any error below still shuts the workers down.
+  ASSIGN_OR_RETURN(auto master, Master::Create(cluster));
+  Trainer t{o};
+  t.model.features = o.features;
+  Scope root = Scope::NewRootScope();
+  ASSIGN_OR_RETURN(DataParallelGraph g, BuildPsGraph(o, cluster, root, t.model.Fns()));
+  t.ckpt = VariableCheckpointer::Build(root, g.vars);
+  RETURN_IF_ERROR(root.status());
+  RETURN_IF_ERROR(master->Extend(root.ToGraphDef()));
+  return RunMasterLoop(o, t, master.get(), g);
+}
+
+}  // namespace
+
+Status RunDistTrain(const DistTrainOptions& o) {
+  if (o.batch_per_replica < 1 || o.steps < 0 || o.checkpoint_every < 1)
+    return InvalidArgument("dist-train: batch_per_replica and checkpoint_every must be >= 1, steps >= 0");
+  if (o.mode != "sync" && o.mode != "async" && o.mode != "backup" && o.mode != "allreduce")
+    return InvalidArgument("dist-train: unknown mode '", o.mode, "' (sync, async, backup, allreduce)");
+  if (o.mode == "allreduce") return RunAllreduce(o);
+  ClusterSpec cluster = ClusterSpec::AllWorkers(WorldSize());
+  if (!o.cluster.empty()) {
+    ASSIGN_OR_RETURN(cluster, ClusterSpec::Parse(o.cluster));
+  } else if (WorldSize() > 1) {
+    ASSIGN_OR_RETURN(cluster, ClusterSpec::Parse("ps=1,worker=" + std::to_string(WorldSize() - 1)));
+  }
+  RETURN_IF_ERROR(cluster.CheckWorldSize(WorldSize()));
+  return RunWithParameterServers(o, cluster);
+}
+
+}  // namespace fb::mpi

@@ -1,0 +1,390 @@
+// The actor replaying one partition for one replica (or the shared parameter-server instance of
+// a synchronous run): the executor's pending counts and ready queue (whitepaper 3.1, 3.2.2),
+// compute as SimGrid Execs, _Send/_Recv as SimGrid Comms.
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <queue>
+
+#include "sim/replay_state.h"
+
+namespace sg4 = simgrid::s4u;
+
+namespace fb::sim {
+
+void ReplayState::FinishGroupStep(int32_t group, int64_t step, double start_s, double end_s) {
+  auto [it, inserted] = group_steps[group].try_emplace(step, SimStep{step, group, start_s, end_s});
+  if (!inserted) {
+    it->second.start_s = std::min(it->second.start_s, start_s);
+    it->second.end_s = std::max(it->second.end_s, end_s);
+  }
+  auto rem = group_remaining[group].try_emplace(step, group_size[group]).first;
+  if (--rem->second > 0) return;
+  group_remaining[group].erase(rem);
+  while (group_steps[group].count(group_done_upto[group]) &&
+         !group_remaining[group].count(group_done_upto[group]) &&
+         group_done_upto[group] < options.workload.steps)
+    ++group_done_upto[group];
+  std::unique_lock<sg4::Mutex> lock(*mutex);
+  step_done->notify_all();
+}
+
+const std::vector<sg4::Link*>& ReplayState::Route(sg4::Host* a, sg4::Host* b) {
+  auto [it, inserted] = routes.try_emplace({a, b});
+  if (inserted && a != b) {
+    double latency = 0;
+    a->route_to(b, it->second, &latency);
+  }
+  return it->second;
+}
+
+double ReplayState::Slowdown(int32_t replica, int64_t step) const {
+  const WorkloadOptions& w = options.workload;
+  if (replica < 0 || w.straggler_probability <= 0) return 1;
+  uint64_t x = w.seed ^ (0x9E3779B97F4A7C15ull * (static_cast<uint64_t>(replica) + 1)) ^
+               (0xBF58476D1CE4E5B9ull * (static_cast<uint64_t>(step) + 1));
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;  // splitmix64 finaliser
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  const double u = static_cast<double>(x >> 11) * 0x1.0p-53;
+  return u < w.straggler_probability ? w.straggler_slowdown : 1;
+}
+
+namespace {
+
+struct ReadyItem {
+  double priority;
+  int64_t seq;
+  int64_t step;
+  int32_t node;
+  bool operator<(const ReadyItem& o) const {  // max-heap: higher priority, then earlier seq
+    return priority < o.priority || (priority == o.priority && seq > o.seq);
+  }
+};
+
+struct Instance {
+  int64_t step = 0;
+  double start_s = 0;
+  double slowdown = 1;
+  int32_t remaining = 0;
+  std::vector<int32_t> pending;   // per node
+  std::vector<int32_t> arrivals;  // per _Recv node
+  std::vector<double> first_sent_s;  // per _Recv node: when its data left the sender
+};
+
+struct DeferredSend {
+  double at_s;
+  int64_t step;
+  int32_t node;
+  bool operator<(const DeferredSend& o) const { return at_s > o.at_s; }  // min-heap
+};
+
+class DeviceActor {
+ public:
+  DeviceActor(ReplayState* st, int32_t slot)
+      : st_(*st), slot_(st->slots[slot]), part_(st->program->partitions[slot_.partition]),
+        host_(sg4::this_actor::get_host()), speed_(host_->get_speed()),
+        membw_((*st->devices)[slot_.device].desc.memory_bandwidth_bytes_per_s),
+        shared_(st->partition_shared[slot_.partition]) {
+    for (size_t i = 0; i < part_.nodes.size(); ++i) {
+      const SimNode& n = part_.nodes[i];
+      if (n.kind == SimNodeKind::kRecv) msgs_per_instance_ += Need(n, /*expected=*/true);
+    }
+    total_msgs_ = msgs_per_instance_ * st->options.workload.steps;
+  }
+
+  void Run() {
+    const int64_t steps = st_.options.workload.steps;
+    while (st_.error.ok()) {
+      StartInstances();
+      PostGets();
+      Harvest();
+      IssueDeferred();
+      if (!ready_.empty()) {
+        RunBatch();
+        continue;
+      }
+      if (instances_.empty() && next_step_ >= steps && received_ == total_msgs_ &&
+          deferred_.empty())
+        break;
+      if (instances_.empty() && next_step_ < steps) {
+        WaitForGroup();
+        continue;
+      }
+      if (!WaitForEvent()) break;
+    }
+  }
+
+ private:
+  double Now() const { return sg4::Engine::get_clock() - st_.origin_s; }
+
+  // Messages a _Recv needs (or, expected=true, will get) per step.
+  int32_t Need(const SimNode& n, bool expected) const {
+    const SimTransfer& t = st_.program->transfers[n.transfer];
+    if (!shared_ || st_.partition_shared[t.src_partition]) return 1;
+    return expected ? st_.num_replicas : st_.num_replicas - st_.options.workload.backup_workers;
+  }
+
+  Instance* Find(int64_t step) {
+    for (auto& inst : instances_)
+      if (inst.step == step) return &inst;
+    return nullptr;
+  }
+
+  void StartInstances() {
+    const WorkloadOptions& w = st_.options.workload;
+    while (static_cast<int>(instances_.size()) < w.concurrent_steps && next_step_ < w.steps &&
+           st_.GroupStepDone(slot_.group, next_step_ - w.concurrent_steps)) {
+      Instance inst;
+      inst.step = next_step_++;
+      inst.start_s = Now();
+      inst.slowdown = shared_ ? 1 : st_.Slowdown(slot_.replica, inst.step);
+      inst.remaining = static_cast<int32_t>(part_.nodes.size());
+      inst.pending.resize(part_.nodes.size());
+      inst.arrivals.assign(part_.nodes.size(), 0);
+      inst.first_sent_s.assign(part_.nodes.size(), -1);
+      for (size_t i = 0; i < part_.nodes.size(); ++i) inst.pending[i] = part_.nodes[i].num_preds;
+      instances_.push_back(std::move(inst));
+      Instance& in = instances_.back();
+      for (size_t i = 0; i < part_.nodes.size(); ++i)
+        if (in.pending[i] == 0) MaybeReady(in, static_cast<int32_t>(i));
+      auto early = early_.find(in.step);
+      if (early != early_.end()) {
+        for (const SimMessage& m : early->second) Arrive(m);
+        early_.erase(early);
+      }
+      if (in.remaining == 0) FinishInstance(in.step);
+    }
+  }
+
+  void MaybeReady(Instance& in, int32_t i) {
+    const SimNode& n = part_.nodes[i];
+    if (in.pending[i] != 0) return;
+    if (n.kind == SimNodeKind::kRecv && in.arrivals[i] < Need(n, false)) return;
+    ready_.push(ReadyItem{n.priority, seq_++, in.step, i});
+  }
+
+  // Keeps up to kWindow receives posted on the mailbox until every message of every step has
+  // been received: each sender sends each transfer once per step, so the actor receives exactly
+  // steps * msgs_per_instance_ messages (late gradients of backup-worker gathers included, which
+  // are received and dropped). Nothing is left unmatched when the simulation ends.
+  void PostGets() {
+    constexpr size_t kWindow = 16;
+    while (gets_.size() < kWindow && posted_ < total_msgs_) {
+      auto buf = std::make_unique<SimMessage*>(nullptr);
+      gets_.push_back(slot_.mailbox->get_async<SimMessage>(buf.get()));
+      bufs_.push_back(std::move(buf));
+      ++posted_;
+    }
+  }
+
+  void CompleteGet(size_t k) {
+    ++received_;
+    std::unique_ptr<SimMessage> m(*bufs_[k]);
+    gets_.erase(gets_.begin() + static_cast<long>(k));
+    bufs_.erase(bufs_.begin() + static_cast<long>(k));
+    if (Find(m->step) == nullptr && m->step >= next_step_) {
+      early_[m->step].push_back(*m);
+      return;
+    }
+    Arrive(*m);
+  }
+
+  void Harvest() {
+    for (size_t k = 0; k < gets_.size();) {
+      if (gets_[k]->test()) {
+        CompleteGet(k);
+      } else {
+        ++k;
+      }
+    }
+  }
+
+  void Arrive(const SimMessage& m) {
+    const SimTransfer& t = st_.program->transfers[m.transfer];
+    Instance* in = Find(m.step);
+    const SimNode& n = part_.nodes[t.dst_node];
+    if (in == nullptr || in->arrivals[t.dst_node] >= Need(n, false)) {
+      ++st_.result->dropped_messages;  // a late gradient of a backup-worker gather
+      return;
+    }
+    if (in->first_sent_s[t.dst_node] < 0) in->first_sent_s[t.dst_node] = m.sent_s;
+    ++in->arrivals[t.dst_node];
+    if (st_.options.record_events)
+      st_.result->events.push_back(SimEvent{EventKind::kRecv, slot_.device, m.src_device,
+                                            slot_.partition, t.dst_node, slot_.replica, m.step,
+                                            m.sent_s, Now(), m.wire_bytes});
+    MaybeReady(*in, t.dst_node);
+  }
+
+  // Compute seconds of node i in `in`, including compression conversions and gather sums.
+  double Cost(const Instance& in, int32_t i) const {
+    const SimNode& n = part_.nodes[i];
+    double s = n.compute_s;
+    if (n.transfer >= 0) {
+      const SimTransfer& t = st_.program->transfers[n.transfer];
+      if (Compressed(t)) s += 1.5 * static_cast<double>(t.bytes) / membw_;
+      if (n.kind == SimNodeKind::kRecv && in.arrivals[i] > 1)
+        s += static_cast<double>(in.arrivals[i] - 1) * static_cast<double>(t.bytes) / membw_;
+    }
+    return s * in.slowdown;
+  }
+  bool Compressed(const SimTransfer& t) const {
+    return st_.options.workload.compression && t.is_float32 && t.bytes > 0;
+  }
+
+  void RunBatch() {
+    const double t0 = Now();
+    double acc = 0;
+    std::vector<std::pair<int64_t, int32_t>> sends;
+    const size_t first_event = st_.result->events.size();
+    while (!ready_.empty()) {
+      ReadyItem item = ready_.top();
+      ready_.pop();
+      Instance* in = Find(item.step);
+      const SimNode& n = part_.nodes[item.node];
+      const double cost = Cost(*in, item.node);
+      if (st_.options.record_events && n.kind != SimNodeKind::kRecv)
+        st_.result->events.push_back(SimEvent{n.kind == SimNodeKind::kSend ? EventKind::kSend
+                                                                           : EventKind::kCompute,
+                                              slot_.device, -1, slot_.partition, item.node,
+                                              slot_.replica, item.step, t0 + acc,
+                                              t0 + acc + cost, n.output_bytes});
+      acc += cost;
+      ++st_.result->node_executions;
+      for (int32_t s : n.succs)
+        if (--in->pending[s] == 0) MaybeReady(*in, s);
+      --in->remaining;
+      if (n.kind == SimNodeKind::kSend) {
+        sends.emplace_back(item.step, item.node);
+        break;
+      }
+      if (acc >= st_.options.max_batch_s) break;
+    }
+    if (acc > 0) sg4::this_actor::execute(acc * speed_);
+    const double t1 = Now();
+    st_.result->device_busy_s[slot_.device] += t1 - t0;
+    if (acc > 0 && t1 - t0 != acc) Stretch(first_event, t0, (t1 - t0) / acc);
+    for (auto [step, node] : sends) Send(step, node);
+    for (size_t k = 0; k < instances_.size();) {
+      if (instances_[k].remaining == 0) {
+        FinishInstance(instances_[k].step);
+      } else {
+        ++k;
+      }
+    }
+  }
+
+  // On a host shared with other actors an Exec takes longer than its cost: stretch the batch's
+  // recorded events proportionally.
+  void Stretch(size_t first_event, double t0, double factor) {
+    auto& ev = st_.result->events;
+    for (size_t k = first_event; k < ev.size(); ++k) {
+      if (ev[k].kind == EventKind::kRecv) continue;
+      ev[k].start_s = t0 + (ev[k].start_s - t0) * factor;
+      ev[k].end_s = t0 + (ev[k].end_s - t0) * factor;
+    }
+  }
+
+  void Send(int64_t step, int32_t node) {
+    const SimNode& n = part_.nodes[node];
+    const SimTransfer& t = st_.program->transfers[n.transfer];
+    if (st_.delay_transfers) {
+      const Instance* in = Find(step);
+      const SimNode& recv = st_.program->partitions[t.dst_partition].nodes[t.dst_node];
+      const double at = (in ? in->start_s : 0) + recv.alap_start_s - t.estimated_s;
+      if (at > Now()) {
+        deferred_.push(DeferredSend{at, step, node});
+        return;
+      }
+    }
+    Put(step, t, n.transfer);
+  }
+
+  void Put(int64_t step, const SimTransfer& t, int32_t transfer) {
+    const int64_t wire = Compressed(t) ? t.bytes / 2 : t.bytes;
+    auto put_to = [&](int32_t replica) {
+      const ActorSlot& dst = st_.slots[st_.Slot(t.dst_partition, replica)];
+      auto* m = new SimMessage{transfer, slot_.replica, step, Now(), wire, slot_.device};
+      dst.mailbox->put_init(m, static_cast<uint64_t>(wire))
+          ->detach([](void* p) { delete static_cast<SimMessage*>(p); });
+      for (sg4::Link* l : st_.Route(host_, (*st_.devices)[dst.device].host))
+        st_.link_bytes[l] += wire;
+      ++st_.result->transfers;
+      st_.result->wire_bytes += wire;
+    };
+    if (shared_ && !st_.partition_shared[t.dst_partition]) {
+      for (int32_t r = 0; r < st_.num_replicas; ++r) put_to(r);  // broadcast the parameters
+    } else {
+      put_to(slot_.replica);
+    }
+  }
+
+  void IssueDeferred() {
+    while (!deferred_.empty() && deferred_.top().at_s <= Now() + 1e-15) {
+      DeferredSend d = deferred_.top();
+      deferred_.pop();
+      const SimNode& n = part_.nodes[d.node];
+      Put(d.step, st_.program->transfers[n.transfer], n.transfer);
+    }
+  }
+
+  void FinishInstance(int64_t step) {
+    auto it = std::find_if(instances_.begin(), instances_.end(),
+                           [&](const Instance& in) { return in.step == step; });
+    const double start = it->start_s;
+    instances_.erase(it);
+    st_.FinishGroupStep(slot_.group, step, start, Now());
+  }
+
+  void WaitForGroup() {
+    std::unique_lock<sg4::Mutex> lock(*st_.mutex);
+    while (!st_.GroupStepDone(slot_.group, next_step_ - st_.options.workload.concurrent_steps))
+      st_.step_done->wait(lock);
+  }
+
+  // Blocks until a message arrives or a deferred send is due. False (and an error in the state)
+  // when nothing can ever happen: the replay is stuck.
+  bool WaitForEvent() {
+    const double timeout = deferred_.empty() ? -1 : std::max(0.0, deferred_.top().at_s - Now());
+    if (gets_.empty() && timeout < 0) {
+      st_.error = Internal("simulation stalled: ", part_.device, " (replica ", slot_.replica,
+                           ") waits for data that is never sent");
+      return false;
+    }
+    if (gets_.empty()) {
+      sg4::this_actor::sleep_for(timeout);
+      return true;
+    }
+    const ssize_t k = timeout < 0 ? sg4::Comm::wait_any(gets_) : sg4::Comm::wait_any_for(gets_, timeout);
+    if (k >= 0) CompleteGet(static_cast<size_t>(k));
+    return true;
+  }
+
+  ReplayState& st_;
+  const ActorSlot& slot_;
+  const SimPartition& part_;
+  sg4::Host* host_;
+  const double speed_;
+  const double membw_;
+  const bool shared_;
+  int64_t msgs_per_instance_ = 0;
+  int64_t total_msgs_ = 0, posted_ = 0, received_ = 0;
+  int64_t next_step_ = 0;
+  int64_t seq_ = 0;
+  std::deque<Instance> instances_;
+  std::priority_queue<ReadyItem> ready_;
+  std::vector<sg4::CommPtr> gets_;
+  std::vector<std::unique_ptr<SimMessage*>> bufs_;
+  std::map<int64_t, std::vector<SimMessage>> early_;
+  std::priority_queue<DeferredSend> deferred_;
+};
+
+}  // namespace
+
+void RunDeviceActor(ReplayState* state, int32_t slot) {
+  DeviceActor actor(state, slot);
+  actor.Run();
+}
+
+}  // namespace fb::sim

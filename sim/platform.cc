@@ -1,0 +1,76 @@
+#include "sim/platform.h"
+
+#include <simgrid/s4u.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "engine/framework/device_name.h"
+
+namespace sg4 = simgrid::s4u;
+
+namespace fb::sim {
+namespace {
+
+// A numeric host property, or `fallback` when absent. InvalidArgument naming host and property.
+StatusOr<double> NumberProperty(const sg4::Host& h, const char* key, double fallback) {
+  const char* v = h.get_property(key);
+  if (v == nullptr) return fallback;
+  char* end = nullptr;
+  const double x = std::strtod(v, &end);
+  if (end == v || *end != '\0' || x < 0)
+    return InvalidArgument("host '", h.get_name(), "': property ", key,
+                           " must be a non-negative number, got '", v, "'");
+  return x;
+}
+
+std::string StringProperty(const sg4::Host& h, const char* key, const std::string& fallback) {
+  const char* v = h.get_property(key);
+  return v ? std::string(v) : fallback;
+}
+
+}  // namespace
+
+StatusOr<std::vector<SimDevice>> PlatformDevices(const sg4::Engine& engine) {
+  std::vector<SimDevice> out;
+  for (sg4::Host* h : engine.get_all_hosts()) {
+    const std::string type = StringProperty(*h, "device_type", "CPU");
+    if (type == "none") continue;
+    SimDevice d;
+    d.host = h;
+    d.host_name = h->get_name();
+    d.desc.type = type;
+    if (!(h->get_speed() > 0))
+      return InvalidArgument("host '", h->get_name(), "' has speed ", h->get_speed(),
+                             "; a device needs a positive FLOP/s speed");
+    d.desc.peak_flops_per_s = h->get_speed();
+    ASSIGN_OR_RETURN(d.desc.memory_bandwidth_bytes_per_s,
+                     NumberProperty(*h, "memory_bandwidth_bytes_per_s",
+                                    d.desc.memory_bandwidth_bytes_per_s));
+    if (!(d.desc.memory_bandwidth_bytes_per_s > 0))
+      return InvalidArgument("host '", h->get_name(), "': memory_bandwidth_bytes_per_s must be > 0");
+    ASSIGN_OR_RETURN(d.desc.launch_overhead_ns,
+                     NumberProperty(*h, "launch_overhead_ns", d.desc.launch_overhead_ns));
+    ASSIGN_OR_RETURN(double mem, NumberProperty(*h, "memory_bytes", 0));
+    d.desc.memory_limit_bytes = static_cast<int64_t>(mem);
+    d.desc.name = StringProperty(
+        *h, "device_name",
+        LocalDeviceName(type, 0, "worker", static_cast<int>(out.size())));
+    ASSIGN_OR_RETURN(ParsedDeviceName parsed, ParseDeviceName(d.desc.name));
+    (void)parsed;
+    out.push_back(std::move(d));
+  }
+  if (out.empty()) return FailedPrecondition("the platform has no device host");
+  return out;
+}
+
+StatusOr<std::string> ResolvePlatformPath(const std::string& name) {
+  namespace fs = std::filesystem;
+  if (fs::exists(name)) return name;
+  const std::string dir = FB_SIM_PLATFORM_DIR;
+  for (const std::string& p : {dir + "/" + name, dir + "/" + name + ".xml"})
+    if (fs::exists(p)) return p;
+  return NotFound("platform '", name, "' is neither a file nor one of ", dir, "/<name>[.xml]");
+}
+
+}  // namespace fb::sim

@@ -1,0 +1,46 @@
+#pragma once
+// Simulated platforms (SimGrid XML, sim/platforms/*.xml): which SimGrid hosts are flowbench
+// devices and how fast they are. A host is one device; its SimGrid speed is the device's peak
+// FLOP/s and its properties give the rest (all optional):
+//
+//   <host id="gpu0" speed="15.7Tf">
+//     <prop id="device_type" value="GPU"/>                       CPU (default), GPU, ...
+//     <prop id="device_name" value="/job:worker/replica:0/task:0/device:GPU:0"/>
+//     <prop id="memory_bandwidth_bytes_per_s" value="9e11"/>
+//     <prop id="launch_overhead_ns" value="5000"/>
+//     <prop id="memory_bytes" value="17179869184"/>
+//   </host>
+//
+// Hosts of a <cluster> get the cluster's <prop>s. Without device_name, host i (in SimGrid's
+// host order) is "/job:worker/replica:0/task:i/device:<type>:0". Hosts with property
+// `device_type="none"` are not devices (e.g. a storage node).
+// Units: FLOP/s, bytes/s, ns, bytes.
+#include <string>
+#include <vector>
+
+#include "engine/framework/status.h"
+#include "engine/placement/device_desc.h"
+
+namespace simgrid::s4u {
+class Host;
+class Engine;
+}  // namespace simgrid::s4u
+
+namespace fb::sim {
+
+struct SimDevice {
+  simgrid::s4u::Host* host = nullptr;
+  DeviceDesc desc;       // desc.type is the platform's type ("GPU")
+  std::string host_name;
+};
+
+// The devices of the platform loaded into `engine`, in SimGrid's host order. InvalidArgument
+// naming the host for an unparsable property or a non-positive speed; FailedPrecondition when
+// the platform has no device.
+StatusOr<std::vector<SimDevice>> PlatformDevices(const simgrid::s4u::Engine& engine);
+
+// The path of a platform given by the user: an existing file, else sim/platforms/<name> or
+// sim/platforms/<name>.xml of the source tree. NotFound naming what was tried.
+StatusOr<std::string> ResolvePlatformPath(const std::string& name);
+
+}  // namespace fb::sim

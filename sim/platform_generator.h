@@ -1,0 +1,48 @@
+#pragma once
+// Generates SimGrid XML platforms (sim/platforms/*.xml were written by it; `flowbench
+// sim-platform` writes others). Device speeds are host speeds (FLOP/s) and host properties
+// (sim/platform.h).
+#include <string>
+
+#include "engine/framework/status.h"
+
+namespace fb::sim {
+
+// Performance of the devices of a generated platform.
+struct DeviceClass {
+  std::string type = "GPU";
+  double flops_per_s = 15.7e12;               // NVIDIA V100 FP32 peak
+  double memory_bandwidth_bytes_per_s = 900e9;
+  double launch_overhead_ns = 5000;
+  double memory_bytes = 16.0 * (1 << 30);
+};
+
+// Network classes: "10gbe" (10 Gbit/s, 50 us per hop) and "ib" (InfiniBand EDR-class:
+// 100 Gbit/s, 1 us per hop); "pcie" (PCIe 3.0 x16: 12 GB/s, 5 us) and "nvlink" (NVLink 2:
+// 50 GB/s, 2 us).
+struct LinkClass {
+  std::string name;
+  double bandwidth_bytes_per_s = 0;
+  double latency_s = 0;
+};
+StatusOr<LinkClass> LinkClassByName(const std::string& name);
+
+// A cluster of `nodes` hosts (one device each) on a two-level fat tree (SimGrid's FAT_TREE
+// cluster: leaf switches of `leaf` hosts, as many spine switches as `leaf`, i.e. full bisection
+// bandwidth). `leaf` is the divisor of `nodes` closest to sqrt(nodes). InvalidArgument for
+// nodes < 2 or an unknown link class.
+StatusOr<std::string> FatTreeClusterXml(int nodes, const std::string& link_class,
+                                        const DeviceClass& device = {});
+
+// One machine: a CPU host and `gpus` GPU hosts. "pcie": every GPU has its own x16 link to a
+// shared PCIe root (host-side bandwidth 2 x 12 GB/s), GPU-to-GPU traffic crosses the root;
+// "nvlink": every pair of GPUs has its own NVLink, GPU-to-CPU goes over PCIe.
+StatusOr<std::string> MultiGpuNodeXml(int gpus, const std::string& interconnect,
+                                      const DeviceClass& gpu = {});
+
+// This machine: one CPU device with the given peak FLOP/s and memory bandwidth (calibration in
+// docs/simulator.md).
+std::string SingleCpuXml(const std::string& host, double flops_per_s,
+                         double memory_bandwidth_bytes_per_s, double launch_overhead_ns);
+
+}  // namespace fb::sim

@@ -1,0 +1,69 @@
+#pragma once
+// SimProgram: a placed, partitioned graph compiled for replay (whitepaper 3.2.2). One
+// SimPartition per device of the engine's partitioning (engine/partition), with per-node compute
+// time, local successors and pending counts (the executor's bookkeeping, 3.1), and one
+// SimTransfer per _Send/_Recv pair. Compact (plain arrays), so that hundreds of replicas can
+// share one program.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/graph/graph.h"
+#include "engine/placement/device_desc.h"
+
+namespace fb::sim {
+
+// Cost of a node of the placed graph: compute seconds on a device, and output bytes per port.
+// Built from the shared cost model (engine/placement/cost_model.h) by sim/sim_costs.h; tests
+// give hand values.
+struct SimCosts {
+  std::function<double(const Node& n, const DeviceDesc& device)> compute_s;
+  std::function<int64_t(const Node& n, int port)> output_bytes;
+};
+
+enum class SimNodeKind : uint8_t { kCompute, kSend, kRecv };
+
+struct SimNode {
+  std::string name;
+  std::string op;
+  SimNodeKind kind = SimNodeKind::kCompute;
+  double compute_s = 0;      // on its partition's device (seconds)
+  int64_t output_bytes = 0;  // all outputs
+  int32_t num_preds = 0;     // local data and control inputs (pending count at step start)
+  std::vector<int32_t> succs;  // local consumers (one entry per edge)
+  int32_t transfer = -1;       // kSend/kRecv: index into SimProgram::transfers
+  double priority = 0;         // ready-queue priority (higher runs first); see schedule.h
+  double alap_start_s = 0;     // latest start in the static one-step schedule (alap-recv)
+};
+
+struct SimTransfer {
+  int32_t src_partition = 0, src_node = 0;  // the _Send
+  int32_t dst_partition = 0, dst_node = 0;  // the _Recv
+  int64_t bytes = 0;
+  bool is_float32 = false;   // eligible for lossy 16-bit compression (whitepaper 5.5)
+  double estimated_s = 0;    // latency + bytes / bandwidth over the platform route
+};
+
+struct SimPartition {
+  std::string device;  // full device name (as placed)
+  int device_index = 0;  // index into the DeviceSet the graph was placed on
+  std::vector<SimNode> nodes;
+};
+
+struct SimProgram {
+  std::vector<SimPartition> partitions;
+  std::vector<SimTransfer> transfers;
+  int64_t num_nodes() const;
+};
+
+// Compiles the partitions of `g` (Partition() output: device name -> GraphDef) placed on
+// `devices`. Nodes of `g` get their cost from `costs`; nodes that partitioning adds (_Send,
+// _Recv, control-transfer Consts) cost nothing; a transfer carries output_bytes of the tensor it
+// names. InvalidArgument naming the node for an input that names no node of its partition, a
+// _Recv without a matching _Send or a device missing from `devices`.
+StatusOr<SimProgram> CompileProgram(const Graph& g, const std::map<std::string, GraphDef>& parts,
+                                    const DeviceSet& devices, const SimCosts& costs);
+
+}  // namespace fb::sim

@@ -1,0 +1,84 @@
+#pragma once
+// Internal to the simulator (sim/simulator.cc, sim/device_actor.cc): the state shared by all
+// actors of one replay. SimGrid runs actors one at a time, so plain fields need no locking;
+// blocking waits use S4U's Mutex and ConditionVariable.
+#include <simgrid/s4u.hpp>
+
+#include <cstdint>
+#include <map>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/program.h"
+#include "sim/result.h"
+#include "sim/simulator.h"
+
+namespace fb::sim {
+
+// One actor: partition `partition` of the program for `replica` (-1: the shared instance of a
+// parameter-server partition in a synchronous run).
+struct ActorSlot {
+  int32_t partition = 0;
+  int32_t replica = 0;
+  int32_t group = 0;   // replica r -> r; shared -> num_replicas
+  int32_t device = 0;  // platform device index
+  simgrid::s4u::Mailbox* mailbox = nullptr;
+};
+
+// A message: one transfer of one step, sent by `replica`.
+struct SimMessage {
+  int32_t transfer = 0;
+  int32_t replica = 0;
+  int64_t step = 0;
+  double sent_s = 0;
+  int64_t wire_bytes = 0;
+  int32_t src_device = 0;
+};
+
+struct ReplayState {
+  const SimProgram* program = nullptr;
+  SimRunOptions options;
+  const std::vector<SimDevice>* devices = nullptr;
+  int num_replicas = 1;
+  bool delay_transfers = false;          // alap-recv
+  std::vector<bool> partition_shared;    // sync parameter-server partitions
+  std::vector<bool> partition_is_ps;
+  std::vector<ActorSlot> slots;
+  // slot index of (partition, replica); shared partitions use replica 0's entry.
+  std::vector<std::vector<int32_t>> slot_of;
+  double origin_s = 0;
+
+  // Step gating of actor groups.
+  std::vector<int32_t> group_size;
+  std::vector<std::map<int64_t, int32_t>> group_remaining;  // step -> actors still running it
+  std::vector<std::map<int64_t, SimStep>> group_steps;
+  std::vector<int64_t> group_done_upto;  // steps [0, done_upto) all complete
+  simgrid::s4u::MutexPtr mutex;
+  simgrid::s4u::ConditionVariablePtr step_done;
+
+  std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>,
+           std::vector<simgrid::s4u::Link*>> routes;
+  std::unordered_map<simgrid::s4u::Link*, int64_t> link_bytes;
+  SimResult* result = nullptr;
+  Status error;
+
+  int32_t Slot(int32_t partition, int32_t replica) const {
+    return slot_of[partition][partition_shared[partition] ? 0 : replica];
+  }
+  bool GroupStepDone(int32_t group, int64_t step) const {
+    return step < 0 || step < group_done_upto[group];
+  }
+  // Records that one actor of `group` finished `step` (start/end in seconds since origin) and
+  // wakes actors waiting for the group.
+  void FinishGroupStep(int32_t group, int64_t step, double start_s, double end_s);
+  // The links between two hosts (cached).
+  const std::vector<simgrid::s4u::Link*>& Route(simgrid::s4u::Host* a, simgrid::s4u::Host* b);
+  // Slowdown of replica r's compute in `step` (1 unless it straggles): a deterministic hash of
+  // (seed, replica, step), so results do not depend on actor order.
+  double Slowdown(int32_t replica, int64_t step) const;
+};
+
+// Body of the actor for `slot` (an index into state->slots).
+void RunDeviceActor(ReplayState* state, int32_t slot);
+
+}  // namespace fb::sim

@@ -1,0 +1,80 @@
+#include "sim/sim_costs.h"
+
+#include "engine/trace/trace_reader.h"
+#include "sim/synthetic_graph.h"
+
+namespace fb::sim {
+namespace {
+
+StatusOr<SimGraph> SyntheticModel(const std::string& model, int batch) {
+  SyntheticGraphSpec spec;
+  spec.batch = batch;
+  if (model != "synthetic") {
+    int layers = 0, elementwise = 0;
+    char tail = 0;
+    if (std::sscanf(model.c_str(), "synthetic:%d:%d%c", &layers, &elementwise, &tail) != 2 ||
+        layers < 1 || elementwise < 0)
+      return InvalidArgument("model '", model, "': expected synthetic or synthetic:LAYERS:ELEMENTWISE");
+    spec.layers = layers;
+    spec.elementwise = elementwise;
+  }
+  SimGraph out;
+  ASSIGN_OR_RETURN(out.graph, Graph::FromGraphDef(SyntheticTrainingGraph(spec)));
+  return out;
+}
+
+}  // namespace
+
+StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string& model,
+                                int batch) {
+  if (graph_path.empty() == model.empty())
+    return InvalidArgument("give exactly one of --graph and --model");
+  if (!graph_path.empty()) {
+    ASSIGN_OR_RETURN(GraphDef def, ReadGraphDefFile(graph_path));
+    SimGraph out;
+    auto g = Graph::FromGraphDef(def);
+    if (!g.ok()) return g.status().WithPrefix("graph file '" + graph_path + "'");
+    out.graph = std::move(*g);
+    return out;
+  }
+  if (model.rfind("synthetic", 0) == 0) return SyntheticModel(model, batch);
+  return NotFound("unknown model '", model, "' (known: synthetic[:LAYERS:ELEMENTWISE])");
+}
+
+StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
+                                       const std::map<std::string, TensorShape>& feed_shapes,
+                                       const std::string& spec) {
+  CostModelHandle h;
+  CostModelOptions options;
+  options.feed_shapes = feed_shapes;
+  h.description = spec;
+  if (spec.rfind("measured:", 0) == 0) {
+    const std::string path = spec.substr(9);
+    ASSIGN_OR_RETURN(Trace trace, TraceReader::Open(path));
+    auto measured = std::make_shared<MeasuredCosts>(MeasuredCosts::FromTrace(trace));
+    h.description = "measured:" + path + " (" + std::to_string(measured->size()) + " nodes)";
+    h.measured = measured;
+  } else if (spec != "analytic") {
+    return InvalidArgument("--cost-model must be analytic or measured:TRACE.h5, got '", spec, "'");
+  }
+  ASSIGN_OR_RETURN(CostModel model, CostModel::Create(g, DeviceSet{DeviceDesc{}}, {}, options));
+  auto cm = std::make_shared<const CostModel>(std::move(model));
+  h.model = cm;
+  const Graph* graph = &g;
+  auto measured = h.measured;
+  h.costs.compute_s = [cm, graph, measured](const Node& n, const DeviceDesc& d) {
+    if (measured) {
+      const double ns = measured->MeanNs(n.name(), d.type);
+      if (ns >= 0) return ns * 1e-9;
+    }
+    const Node* orig = graph->FindNode(n.name());
+    return orig ? AnalyticComputeNs(cm->Work(*orig), d) * 1e-9 : 0.0;
+  };
+  h.costs.output_bytes = [cm, graph](const Node& n, int port) -> int64_t {
+    const Node* orig = graph->FindNode(n.name());
+    return orig ? cm->OutputBytes(*orig, port) : 0;
+  };
+  return h;
+}
+
+}  // namespace fb::sim

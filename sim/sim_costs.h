@@ -1,0 +1,45 @@
+#pragma once
+// Where the simulator's numbers come from: the graph (a GraphDef file, a model builder, or the
+// synthetic generator) and the node costs, from the shared cost model of whitepaper 3.2.1
+// (engine/placement/cost_model.h), the same one the placers use:
+//   "analytic"            roofline estimate per op and device (FLOPs, bytes, launch overhead)
+//   "measured:TRACE.h5"   per-node mean durations of an earlier real run (engine/trace), by node
+//                         name and device type; nodes missing from the trace fall back to the
+//                         analytic estimate.
+// Transfer bytes are the cost model's output sizes (whole-graph shape refinement).
+#include <map>
+#include <memory>
+#include <string>
+
+#include "engine/placement/cost_model.h"
+#include "sim/program.h"
+
+namespace fb::sim {
+
+struct SimGraph {
+  std::unique_ptr<Graph> graph;
+  std::map<std::string, TensorShape> feed_shapes;  // Placeholders' shapes (batch filled in)
+};
+
+// The graph of `--graph PATH` or `--model NAME` (exactly one non-empty). Models:
+// "synthetic[:LAYERS:ELEMENTWISE]" (sim/synthetic_graph.h) and the builders of
+// experiments/models.h. Errors: those of ReadGraphDefFile / Graph validation (naming the file
+// or node); NotFound naming an unknown model.
+StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string& model,
+                                int batch);
+
+struct CostModelHandle {
+  SimCosts costs;
+  std::string description;  // "analytic" or "measured:PATH (N nodes measured)"
+  std::shared_ptr<const CostModel> model;
+  std::shared_ptr<const MeasuredCosts> measured;
+};
+
+// Builds SimCosts for nodes of `g` or of any clone of it (nodes are matched by name). `spec` is
+// "analytic" or "measured:TRACE.h5". Errors: InvalidArgument for another spec; those of
+// CostModel::Create (naming the node) and TraceReader::Open (naming the file).
+StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
+                                       const std::map<std::string, TensorShape>& feed_shapes,
+                                       const std::string& spec);
+
+}  // namespace fb::sim

@@ -1,0 +1,78 @@
+#include "sim/sim_metrics.h"
+
+#include <sstream>
+
+namespace fb::sim {
+
+namespace {
+
+nlohmann::json ConfigJson(const SimRunOptions& o) {
+  const WorkloadOptions& w = o.workload;
+  return {{"replicas", w.replicas},
+          {"ps", w.ps},
+          {"mode", w.mode == SyncMode::kSync ? "sync" : "async"},
+          {"backup_workers", w.backup_workers},
+          {"steps", w.steps},
+          {"concurrent_steps", w.concurrent_steps},
+          {"compression", w.compression},
+          {"straggler_probability", w.straggler_probability},
+          {"straggler_slowdown", w.straggler_slowdown},
+          {"seed", w.seed},
+          {"schedule", w.schedule},
+          {"placer", w.placer},
+          {"max_batch_s", o.max_batch_s}};
+}
+
+}  // namespace
+
+nlohmann::json MetricsJson(const Simulation& sim, const SimResult& r, const SimRunOptions& o,
+                           const std::string& cost_model) {
+  nlohmann::json j;
+  j["config"] = ConfigJson(o);
+  j["config"]["platform"] = sim.platform_path();
+  j["config"]["cost_model"] = cost_model;
+  j["step_times_s"] = r.step_times_s;
+  j["median_step_time_s"] = r.MedianStepTime();
+  j["makespan_s"] = r.makespan_s;
+  j["node_executions"] = r.node_executions;
+  j["wall_s"] = r.wall_s;
+  j["prepare_wall_s"] = r.prepare_wall_s;
+  j["node_executions_per_wall_s"] = r.wall_s > 0 ? static_cast<double>(r.node_executions) / r.wall_s : 0;
+  j["transfers"] = r.transfers;
+  j["wire_bytes"] = r.wire_bytes;
+  j["dropped_messages"] = r.dropped_messages;
+  j["link_bytes"] = nlohmann::json::object();
+  for (const auto& [link, bytes] : r.link_bytes)
+    if (bytes > 0) j["link_bytes"][link] = bytes;
+  j["devices"] = nlohmann::json::array();
+  for (size_t d = 0; d < r.device_names.size(); ++d)
+    if (r.device_busy_s[d] > 0)
+      j["devices"].push_back({{"name", r.device_names[d]},
+                              {"type", r.device_types[d]},
+                              {"busy_s", r.device_busy_s[d]},
+                              {"utilisation", r.Utilisation(static_cast<int>(d))}});
+  return j;
+}
+
+std::string FormatSummary(const nlohmann::json& m) {
+  std::ostringstream s;
+  s << "predicted median step time: " << m["median_step_time_s"].get<double>() * 1e3 << " ms over "
+    << m["step_times_s"].size() << " steps (makespan " << m["makespan_s"].get<double>() << " s)\n"
+    << "simulated " << m["node_executions"].get<int64_t>() << " node executions, "
+    << m["transfers"].get<int64_t>() << " transfers (" << m["wire_bytes"].get<int64_t>()
+    << " bytes) in " << m["wall_s"].get<double>() << " s wall after "
+    << m["prepare_wall_s"].get<double>() << " s of placement and partitioning ("
+    << m["node_executions_per_wall_s"].get<double>() << " node executions/s)\n";
+  size_t shown = 0;
+  for (const auto& d : m["devices"]) {
+    if (++shown > 8) {
+      s << "  ... " << m["devices"].size() - 8 << " more devices\n";
+      break;
+    }
+    s << "  " << d["name"].get<std::string>() << ": busy " << d["busy_s"].get<double>()
+      << " s, utilisation " << d["utilisation"].get<double>() * 100 << " %\n";
+  }
+  return s.str();
+}
+
+}  // namespace fb::sim

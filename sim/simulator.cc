@@ -1,0 +1,221 @@
+#include "sim/simulator.h"
+
+#include <simgrid/s4u.hpp>
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+
+#include "engine/framework/device_name.h"
+#include "engine/partition/partition.h"
+#include "engine/placement/placer.h"
+#include "sim/replay_state.h"
+#include "sim/schedule.h"
+
+namespace sg4 = simgrid::s4u;
+
+namespace fb::sim {
+namespace {
+
+bool g_simulation_alive = false;
+
+// Network model set once per process (SimGrid refuses to change it later): CM02 without TCP
+// window or latency/bandwidth correction factors, so an uncontended transfer of b bytes over a
+// route takes exactly sum(latency) + b / min(bandwidth).
+void ConfigureOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    xbt_log_control_set("root.thresh:critical");
+    sg4::Engine::set_config("network/model:CM02");
+    sg4::Engine::set_config("network/crosstraffic:0");
+    sg4::Engine::set_config("network/TCP-gamma:0");
+    sg4::Engine::set_config("contexts/stack-size:1024");
+  });
+}
+
+}  // namespace
+
+Simulation::Simulation() {
+  FB_CHECK(!g_simulation_alive) << "only one fb::sim::Simulation may exist at a time";
+  g_simulation_alive = true;
+  int argc = 1;
+  static char name[] = "flowbench-sim";
+  char* argv[] = {name, nullptr};
+  xbt_log_control_set("root.thresh:critical");
+  engine_ = std::make_unique<sg4::Engine>(&argc, argv);
+  ConfigureOnce();
+}
+
+Simulation::~Simulation() {
+  engine_.reset();
+  g_simulation_alive = false;
+}
+
+Status Simulation::LoadPlatform(const std::string& path) {
+  if (!platform_path_.empty())
+    return FailedPrecondition("a platform is already loaded (", platform_path_, ")");
+  if (!std::filesystem::exists(path)) return NotFound("platform file '", path, "' does not exist");
+  try {
+    engine_->load_platform(path);
+  } catch (const std::exception& e) {
+    return InvalidArgument("platform file '", path, "': ", e.what());
+  }
+  platform_path_ = path;
+  ASSIGN_OR_RETURN(devices_, PlatformDevices(*engine_));
+  return Status::OK();
+}
+
+Status Simulation::Prepare(const Graph& graph, const SimCosts& costs,
+                           const SimRunOptions& options) {
+  const WorkloadOptions& w = options.workload;
+  ASSIGN_OR_RETURN(roles_, AssignRoles(devices_, w));
+  placed_ = graph.Clone();
+  ConstrainForParameterServers(placed_.get(), w.ps);
+  RETURN_IF_ERROR(PlaceGraph(placed_.get(), roles_.placement_devices, w.placer));
+  std::map<std::string, GraphDef> parts;
+  RETURN_IF_ERROR(Partition(*placed_, &parts));
+  ASSIGN_OR_RETURN(program_, CompileProgram(*placed_, parts, roles_.placement_devices, costs));
+  EstimateTransfers(w);
+  return ApplySchedule(w.schedule, &program_);
+}
+
+// Estimated time of each transfer on replica 0's route: sum of latencies + bytes / bottleneck
+// bandwidth (used by the critical-path and alap-recv priorities).
+void Simulation::EstimateTransfers(const WorkloadOptions& w) {
+  for (SimTransfer& t : program_.transfers) {
+    sg4::Host* a = devices_[roles_.replica_platform[0][program_.partitions[t.src_partition].device_index]].host;
+    sg4::Host* b = devices_[roles_.replica_platform[0][program_.partitions[t.dst_partition].device_index]].host;
+    std::vector<sg4::Link*> links;
+    double latency = 0;
+    if (a != b) a->route_to(b, links, &latency);
+    double bw = 0;
+    for (sg4::Link* l : links) bw = bw == 0 ? l->get_bandwidth() : std::min(bw, l->get_bandwidth());
+    const double bytes = static_cast<double>(w.compression && t.is_float32 ? t.bytes / 2 : t.bytes);
+    t.estimated_s = latency + (bw > 0 ? bytes / bw : 0);
+  }
+}
+
+namespace {
+
+void BuildSlots(ReplayState* st, const RoleAssignment& roles, const std::vector<SimDevice>& devs) {
+  const SimProgram& prog = *st->program;
+  const WorkloadOptions& w = st->options.workload;
+  st->num_replicas = w.replicas;
+  st->slot_of.resize(prog.partitions.size());
+  for (size_t p = 0; p < prog.partitions.size(); ++p) {
+    const bool ps = roles.is_ps[prog.partitions[p].device_index];
+    st->partition_is_ps.push_back(ps);
+    st->partition_shared.push_back(ps && w.mode == SyncMode::kSync);
+  }
+  st->group_size.assign(w.replicas + 1, 0);
+  for (size_t p = 0; p < prog.partitions.size(); ++p) {
+    const int n = st->partition_shared[p] ? 1 : w.replicas;
+    for (int r = 0; r < n; ++r) {
+      ActorSlot s;
+      s.partition = static_cast<int32_t>(p);
+      s.replica = st->partition_shared[p] ? -1 : r;
+      s.group = st->partition_shared[p] ? w.replicas : r;
+      s.device = roles.replica_platform[std::max(r, 0)][prog.partitions[p].device_index];
+      s.mailbox = sg4::Mailbox::by_name("flowbench/p" + std::to_string(p) + "/r" +
+                                        std::to_string(s.replica));
+      st->slot_of[p].push_back(static_cast<int32_t>(st->slots.size()));
+      ++st->group_size[s.group];
+      st->slots.push_back(s);
+    }
+  }
+  st->group_remaining.resize(w.replicas + 1);
+  st->group_steps.resize(w.replicas + 1);
+  st->group_done_upto.assign(w.replicas + 1, 0);
+  (void)devs;
+}
+
+void CollectSteps(const ReplayState& st, SimResult* r) {
+  const int shared = st.num_replicas;
+  for (size_t g = 0; g < st.group_steps.size(); ++g)
+    for (const auto& [step, s] : st.group_steps[g]) {
+      SimStep out = s;
+      out.rank = static_cast<int>(g) == shared ? -1 : static_cast<int32_t>(g);
+      r->steps.push_back(out);
+    }
+  if (!st.group_steps[shared].empty()) {
+    double prev = 0;
+    for (const auto& [step, s] : st.group_steps[shared]) {
+      r->step_times_s.push_back(s.end_s - prev);
+      prev = s.end_s;
+    }
+  } else {
+    for (const SimStep& s : r->steps) r->step_times_s.push_back(s.end_s - s.start_s);
+  }
+  for (const SimStep& s : r->steps) r->makespan_s = std::max(r->makespan_s, s.end_s);
+}
+
+}  // namespace
+
+StatusOr<SimResult> Simulation::Run(const Graph& graph, const SimCosts& costs,
+                                    const SimRunOptions& options) {
+  if (platform_path_.empty()) return FailedPrecondition("load a platform before Run");
+  if (ran_) return FailedPrecondition("a Simulation runs once; create a new one");
+  ran_ = true;
+  const auto prep0 = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(Prepare(graph, costs, options));
+  const auto wall0 = std::chrono::steady_clock::now();
+  SimResult result;
+  ReplayState st;
+  st.program = &program_;
+  st.options = options;
+  st.devices = &devices_;
+  st.delay_transfers = ScheduleDelaysTransfers(options.workload.schedule);
+  st.result = &result;
+  st.mutex = sg4::Mutex::create();
+  st.step_done = sg4::ConditionVariable::create();
+  BuildSlots(&st, roles_, devices_);
+  result.device_busy_s.assign(devices_.size(), 0);
+  for (const SimDevice& d : devices_) {
+    result.device_names.push_back(d.desc.name);
+    result.device_types.push_back(d.desc.type);
+  }
+  for (const ActorSlot& s : st.slots) {
+    const int idx = program_.partitions[s.partition].device_index;
+    std::string name = roles_.placement_devices[idx].name;
+    if (s.replica > 0)  // replica r's copy of a worker device: task r
+      name = LocalDeviceName(devices_[s.device].desc.type, idx - options.workload.ps, "worker",
+                             s.replica);
+    result.device_names[s.device] = name;
+  }
+  st.origin_s = sg4::Engine::get_clock();
+  for (size_t i = 0; i < st.slots.size(); ++i) {
+    const ActorSlot& s = st.slots[i];
+    sg4::Actor::create("p" + std::to_string(s.partition) + "r" + std::to_string(s.replica),
+                       devices_[s.device].host,
+                       [&st, i] { RunDeviceActor(&st, static_cast<int32_t>(i)); });
+  }
+  try {
+    engine_->run();
+  } catch (const std::exception& e) {
+    return Internal("SimGrid failed: ", e.what());
+  }
+  RETURN_IF_ERROR(st.error);
+  for (size_t g = 0; g < st.group_done_upto.size(); ++g)
+    if (st.group_size[g] > 0 && st.group_done_upto[g] < options.workload.steps)
+      return Internal("simulation stalled: group ", g, " finished ", st.group_done_upto[g], " of ",
+                      options.workload.steps, " steps");
+  for (const auto& [link, bytes] : st.link_bytes) result.link_bytes[link->get_name()] += bytes;
+  CollectSteps(st, &result);
+  result.prepare_wall_s = std::chrono::duration<double>(wall0 - prep0).count();
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return result;
+}
+
+double SimResult::MedianStepTime() const {
+  if (step_times_s.empty()) return 0;
+  std::vector<double> v = step_times_s;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  const double hi = v[v.size() / 2];
+  if (v.size() % 2) return hi;
+  const double lo = *std::max_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2));
+  return (lo + hi) / 2;
+}
+
+}  // namespace fb::sim

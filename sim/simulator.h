@@ -1,0 +1,84 @@
+#pragma once
+// The SimGrid simulator (issue 6): replays a graph, placed and partitioned by the engine, on a
+// simulated platform with the S4U API. Every (device, replica) is an actor on the device's host
+// running its partition with the executor's bookkeeping (pending counts, a ready queue ordered
+// by the schedule policy, sim/schedule.h); compute is a SimGrid Exec of (seconds from the cost
+// model) x (host speed) FLOPs, so devices shared by several actors slow down; every _Send/_Recv
+// pair is a SimGrid Comm over the platform's route, sharing link bandwidth with other flows.
+//
+//   Simulation sim;
+//   RETURN_IF_ERROR(sim.LoadPlatform("sim/platforms/node_8gpu_nvlink.xml"));
+//   ASSIGN_OR_RETURN(SimResult r, sim.Run(graph, costs, options));
+//
+// Model (docs/simulator.md): a device runs one node at a time (a GPU stream; a CPU device's
+// intra-op parallelism is in its speed); nodes that become ready while a device computes are
+// queued and considered when its current batch of work ends (a batch ends after every _Send);
+// _Send is asynchronous (whitepaper 3.2.2), _Recv completes when the data has arrived; memory
+// capacity, kernel-level contention inside a device and failures are not simulated.
+//
+// SimGrid keeps one engine per process: only one Simulation may exist at a time (checked), and
+// the network model is set once per process (CM02, no TCP window or latency factors, so a
+// transfer takes exactly latency + bytes / bandwidth on an uncontended route). Not thread-safe.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/framework/status.h"
+#include "engine/graph/graph.h"
+#include "sim/platform.h"
+#include "sim/program.h"
+#include "sim/result.h"
+#include "sim/workload.h"
+
+namespace simgrid::s4u {
+class Engine;
+}
+
+namespace fb::sim {
+
+struct SimRunOptions {
+  WorkloadOptions workload;
+  bool record_events = false;   // fill SimResult::events (one per node execution / message)
+  double max_batch_s = 1e-3;    // longest run of compute before the ready queue is consulted
+};
+
+class Simulation {
+ public:
+  Simulation();
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  // Loads a SimGrid XML platform (sim/platform.h for device properties). InvalidArgument
+  // naming the file for a parse error, NotFound for a missing file; FailedPrecondition when a
+  // platform is already loaded.
+  Status LoadPlatform(const std::string& path);
+  const std::vector<SimDevice>& devices() const { return devices_; }
+  const std::string& platform_path() const { return platform_path_; }
+
+  // Places (engine/placement), partitions (engine/partition) and replays `graph` (left
+  // unchanged: a clone is placed). Errors: those of placement and partitioning (naming the
+  // node), of AssignRoles and ApplySchedule; Internal when the replay stalls (a _Recv whose
+  // _Send never runs). Only one Run per Simulation.
+  StatusOr<SimResult> Run(const Graph& graph, const SimCosts& costs, const SimRunOptions& options);
+
+  // The program and roles of the last Run (for traces and tests).
+  const SimProgram& program() const { return program_; }
+  const RoleAssignment& roles() const { return roles_; }
+  const Graph* placed_graph() const { return placed_.get(); }
+
+ private:
+  Status Prepare(const Graph& graph, const SimCosts& costs, const SimRunOptions& options);
+  void EstimateTransfers(const WorkloadOptions& workload);
+
+  std::unique_ptr<simgrid::s4u::Engine> engine_;
+  double clock_origin_s_ = 0;
+  std::string platform_path_;
+  std::vector<SimDevice> devices_;
+  std::unique_ptr<Graph> placed_;
+  SimProgram program_;
+  RoleAssignment roles_;
+  bool ran_ = false;
+};
+
+}  // namespace fb::sim

@@ -1,0 +1,77 @@
+#pragma once
+// Workloads (whitepaper section 7 and 4.3): how one replica's graph is spread over the platform.
+//
+// Data parallelism with parameter servers: the first `ps` devices of the platform are parameter
+// servers ("/job:ps/replica:0/task:k"), the next replicas * devices_per_replica devices hold the
+// replicas ("/job:worker/replica:0/task:r"). Variables are assigned round-robin to the parameter
+// servers (TensorFlow's replica_device_setter); their reference consumers (the Apply* updates)
+// follow them through the engine's colocation rule; everything else is constrained to the
+// worker job. One replica's graph is placed and partitioned by the engine (PlaceGraph,
+// Partition) and replicated: every replica runs the same worker partitions.
+//   sync       the parameter-server partitions run once per step for all replicas: each
+//              gradient _Recv gathers one tensor per replica (summing them costs
+//              (n - 1) * bytes / memory bandwidth) and every parameter _Send goes to all
+//              replicas; a replica's next step needs the parameters of the next step.
+//   backup:B   sync, but the gather proceeds with the first replicas - B gradients (the rest are
+//              dropped), as with backup workers (Chen et al. 2016, "Revisiting distributed
+//              synchronous SGD").
+//   async      every replica has its own instance of the parameter-server partitions and never
+//              waits for the others (Downpour SGD, Dean et al. 2012).
+// With ps = 0 and replicas = 1, the whole platform is available to the placer (model
+// parallelism on one node).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/framework/status.h"
+#include "engine/graph/graph.h"
+#include "engine/placement/device_desc.h"
+#include "sim/platform.h"
+
+namespace fb::sim {
+
+enum class SyncMode { kSync, kAsync };
+
+struct WorkloadOptions {
+  int replicas = 1;
+  int ps = 0;
+  SyncMode mode = SyncMode::kSync;
+  int backup_workers = 0;      // sync: gradients the parameter servers do not wait for
+  int devices_per_replica = 0;  // 0: all non-PS devices when replicas == 1, else 1
+  int steps = 1;
+  int concurrent_steps = 1;     // steps of one replica in flight at once (section 7, Figure 8)
+  bool compression = false;     // lossy 32->16 bit transfers (whitepaper 5.5)
+  double straggler_probability = 0;  // per (replica, step): slowed down with this probability
+  double straggler_slowdown = 1;     // ... by this factor (compute times multiplied)
+  uint64_t seed = 0;
+  std::string schedule = "fifo";
+  std::string placer;          // "" = the engine's default placer
+};
+
+// Parses "sync", "async" or "backup:B" into mode and backup_workers. InvalidArgument otherwise.
+Status ParseSyncMode(const std::string& text, WorkloadOptions* options);
+// Parses "P:F" (probability, slowdown factor) into the straggler fields. InvalidArgument naming
+// the text for a malformed value, P outside [0, 1] or F < 1.
+Status ParseStragglers(const std::string& text, WorkloadOptions* options);
+
+// Which platform device plays which role.
+struct RoleAssignment {
+  DeviceSet placement_devices;      // what the placer sees: PS devices, then replica 0's devices
+  std::vector<int> ps_platform;     // platform device index of PS k
+  // platform device index of template device j (index into placement_devices) for replica r:
+  // replica_platform[r][j]; PS devices map to themselves for every replica.
+  std::vector<std::vector<int>> replica_platform;
+  std::vector<bool> is_ps;          // per placement device
+};
+
+// Assigns roles. InvalidArgument when the platform has too few devices, replicas < 1, ps < 0,
+// backup_workers >= replicas, concurrent_steps < 1 or steps < 1.
+StatusOr<RoleAssignment> AssignRoles(const std::vector<SimDevice>& platform,
+                                     const WorkloadOptions& options);
+
+// Sets requested devices for data parallelism with parameter servers (round-robin Variables,
+// the rest on /job:worker); a no-op without parameter servers. Nodes with a requested device
+// keep it.
+void ConstrainForParameterServers(Graph* g, int num_ps);
+
+}  // namespace fb::sim

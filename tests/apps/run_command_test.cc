@@ -1,0 +1,79 @@
+// `flowbench run` end to end: a GraphDef file and .npy feeds in, .npy fetches out; bad input
+// gives a non-zero exit and a message naming what is wrong.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "engine/io/npy.h"
+#include "tests/test_util.h"
+
+namespace fb {
+namespace {
+
+namespace fs = std::filesystem;
+
+// y = Relu(W x), W = [[1, -1], [2, 0]] (whitepaper Figure 1 without the bias).
+const char* kGraph = R"({"version": 1, "nodes": [
+  {"name": "x", "op": "Placeholder", "attrs": {"dtype": "float", "shape": [2, 1]}},
+  {"name": "W", "op": "Const", "attrs": {"dtype": "float",
+     "value": {"tensor": {"dtype": "float", "shape": [2, 2], "values": [1, -1, 2, 0]}}}},
+  {"name": "Wx", "op": "MatMul", "inputs": ["W", "x"], "attrs": {"T": "float"}},
+  {"name": "y", "op": "Relu", "inputs": ["Wx"], "attrs": {"T": "float"}}]})";
+
+struct RunDir {
+  fs::path dir = fs::temp_directory_path() / "flowbench_run_command_test";
+  RunDir() {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "g.json") << kGraph;
+  }
+  ~RunDir() { fs::remove_all(dir); }
+  // Runs `flowbench run ARGS`, stderr to dir/err.txt; returns the exit status.
+  int Run(const std::string& args) const {
+    std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench run --graph " +
+                      (dir / "g.json").string() + " " + args + " > " + (dir / "out.txt").string() +
+                      " 2> " + (dir / "err.txt").string();
+    return std::system(cmd.c_str());
+  }
+  std::string Stderr() const {
+    std::ifstream in(dir / "err.txt");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+};
+
+TEST_CASE("flowbench run feeds .npy files and writes fetches as .npy", "[apps][run]") {
+  RunDir d;
+  REQUIRE(WriteNpy(Tensor::FromVector<float>({3, 5}, {2, 1}), (d.dir / "x.npy").string()).ok());
+  int rc = d.Run("--feed x:0=" + (d.dir / "x.npy").string() + " --fetch y:0 --fetch Wx:0 --out " +
+                 (d.dir / "out").string());
+  INFO(d.Stderr());
+  REQUIRE(rc == 0);
+  auto y = ReadNpy((d.dir / "out" / "y_0.npy").string());
+  REQUIRE(y.ok());
+  // W x = [3 - 5, 6] = [-2, 6]; Relu -> [0, 6].
+  CHECK(TensorsEqual(*y, Tensor::FromVector<float>({0, 6}, {2, 1})));
+  auto wx = ReadNpy((d.dir / "out" / "Wx_0.npy").string());
+  REQUIRE(wx.ok());
+  CHECK(TensorsEqual(*wx, Tensor::FromVector<float>({-2, 6}, {2, 1})));
+}
+
+TEST_CASE("flowbench run reports bad feeds and fetches", "[apps][run][errors]") {
+  RunDir d;
+  std::string out = " --out " + (d.dir / "out").string();
+  CHECK(d.Run("--feed x:0=" + (d.dir / "missing.npy").string() + " --fetch y:0" + out) != 0);
+  CHECK_THAT(d.Stderr(), Catch::Contains("missing.npy"));
+
+  REQUIRE(WriteNpy(Tensor::FromVector<int32_t>({3, 5}, {2, 1}), (d.dir / "xi.npy").string()).ok());
+  CHECK(d.Run("--feed x:0=" + (d.dir / "xi.npy").string() + " --fetch y:0" + out) != 0);
+  CHECK_THAT(d.Stderr(), Catch::Contains("x:0") && Catch::Contains("int32"));
+
+  REQUIRE(WriteNpy(Tensor::FromVector<float>({3, 5}, {2, 1}), (d.dir / "x.npy").string()).ok());
+  CHECK(d.Run("--feed x:0=" + (d.dir / "x.npy").string() + " --fetch nope:0" + out) != 0);
+  CHECK_THAT(d.Stderr(), Catch::Contains("nope"));
+  CHECK_FALSE(fs::exists(d.dir / "out" / "nope_0.npy"));
+}
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,119 @@
+// The master and workers under mpirun (whitepaper 3.2.2, 3.3): remote devices in placement, one
+// run per worker per step, abort of the whole step on any error, health checks. Every rank runs
+// each TEST_CASE: rank 0 is the client and master, the others serve until the master shuts down.
+#include "mpi/master.h"
+
+#include <catch2/catch.hpp>
+
+#include "engine/client/array_ops.h"
+#include "engine/client/math_ops.h"
+#include "engine/client/state_ops.h"
+#include "mpi/mpi_status.h"
+#include "mpi/worker_service.h"
+#include "tests/test_util.h"
+
+namespace fb::mpi {
+namespace {
+
+std::string WorkerDevice(int task) { return "/job:worker/task:" + std::to_string(task); }
+
+// y = sum over tasks t of x * (t + 1), each product computed on task t: every rank sends to
+// task 0, which adds.
+GraphDef FanInGraph(int num_tasks) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DataType::kFloat, TensorShape{3});
+  std::vector<Output> parts;
+  for (int t = 0; t < num_tasks; ++t) {
+    Scope s = root.WithDevice(WorkerDevice(t));
+    parts.push_back(ops::Mul(s.WithOpName("scaled_" + std::to_string(t)), x,
+                             ops::Const(s, static_cast<float>(t + 1))));
+  }
+  ops::AddN(root.WithOpName("y").WithDevice(WorkerDevice(0)), parts);
+  REQUIRE(root.ok());
+  return root.ToGraphDef();
+}
+
+TEST_CASE("Master places over every rank's devices and runs steps across ranks", "[mpi][master]") {
+  ClusterSpec cluster = ClusterSpec::AllWorkers(WorldSize());
+  if (WorldRank() != 0) {
+    REQUIRE(ServeWorker(cluster, {}).ok());
+    return;
+  }
+  auto master = Master::Create(cluster);
+  REQUIRE(master.ok());
+  REQUIRE((*master)->devices().size() == static_cast<size_t>(WorldSize()));
+  for (int r = 0; r < WorldSize(); ++r)
+    CHECK((*master)->devices()[r].name == cluster.DeviceName(r));
+  REQUIRE((*master)->Extend(FanInGraph(WorldSize())).ok());
+  int n = WorldSize();
+  float scale = n * (n + 1) / 2.f;  // sum of t + 1: hand computation
+  for (int step = 0; step < 3; ++step) {
+    std::vector<Tensor> out;
+    Tensor x = Tensor::FromVector<float>({1.f, -2.f, static_cast<float>(step)}, TensorShape{3});
+    Status s = (*master)->Run({{"x", x}}, {"y"}, {}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    CHECK(test::Values<float>(out[0]) == std::vector<float>{scale, -2 * scale, step * scale});
+  }
+  CHECK((*master)->CheckHealth().ok());
+  CHECK_THAT((*master)->Run({}, {"nope"}, {}, nullptr).message(), Catch::Contains("nope"));
+  (*master)->Shutdown();
+}
+
+TEST_CASE("A failing node on a worker aborts the step on every rank and names task and node",
+          "[mpi][master]") {
+  ClusterSpec cluster = ClusterSpec::AllWorkers(WorldSize());
+  if (WorldRank() != 0) {
+    REQUIRE(ServeWorker(cluster, {}).ok());
+    return;
+  }
+  int last = WorldSize() - 1;
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DataType::kFloat, TensorShape{2});
+  auto checked = ops::CheckNumerics(root.WithOpName("check").WithDevice(WorkerDevice(last)), x, "x");
+  // Task 0 waits for the checked value: without the abort it would wait forever.
+  ops::Identity(root.WithOpName("out").WithDevice(WorkerDevice(0)), ops::Square(root.WithDevice(WorkerDevice(0)), checked));
+  auto master = Master::Create(cluster);
+  REQUIRE(master.ok());
+  REQUIRE((*master)->Extend(root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  Tensor good = Tensor::FromVector<float>({1.f, 2.f}, TensorShape{2});
+  REQUIRE((*master)->Run({{"x", good}}, {"out"}, {}, &out).ok());
+  CHECK(test::Values<float>(out[0]) == std::vector<float>{1.f, 4.f});
+  Tensor bad = Tensor::FromVector<float>({1.f, std::nanf("")}, TensorShape{2});
+  Status s = (*master)->Run({{"x", bad}}, {"out"}, {}, &out);
+  CHECK_FALSE(s.ok());
+  CHECK_THAT(s.message(), Catch::Contains("/job:worker/replica:0/task:" + std::to_string(last)));
+  CHECK_THAT(s.message(), Catch::Contains("check"));
+  // The cluster is usable again after an aborted step.
+  REQUIRE((*master)->Run({{"x", good}}, {"out"}, {}, &out).ok());
+  (*master)->Shutdown();
+}
+
+TEST_CASE("Health checks declare an unresponsive worker and abort its step", "[mpi][master]") {
+  ClusterSpec cluster = ClusterSpec::AllWorkers(WorldSize());
+  int last = WorldSize() - 1;
+  if (WorldRank() != 0) {
+    WorkerOptions o;
+    if (WorldRank() == last) o.hang_at_run = 1, o.hang_ms = 1500;
+    REQUIRE(ServeWorker(cluster, o).ok());
+    return;
+  }
+  MasterOptions mo;
+  mo.health_check_interval_ms = 50;
+  mo.unresponsive_timeout_ms = 300;
+  auto master = Master::Create(cluster, mo);
+  REQUIRE(master.ok());
+  REQUIRE((*master)->Extend(FanInGraph(WorldSize())).ok());
+  std::vector<Tensor> out;
+  Tensor x = Tensor::FromVector<float>({1.f, 1.f, 1.f}, TensorShape{3});
+  Status s = (*master)->Run({{"x", x}}, {"y"}, {}, &out);
+  CHECK(s.code() == Code::kUnavailable);
+  CHECK_THAT(s.message(), Catch::Contains("task /job:worker/replica:0/task:" + std::to_string(last) +
+                                          " (rank " + std::to_string(last) + ")"));
+  CHECK_THAT(s.message(), Catch::Contains("unresponsive"));
+  (*master)->Shutdown();
+}
+
+}  // namespace
+}  // namespace fb::mpi
