@@ -3,6 +3,8 @@
 #include <condition_variable>
 #include <set>
 
+#include "engine/framework/tensor_allocate.h"
+
 namespace fb {
 
 OpKernelConstruction::OpKernelConstruction(Device* device, const NodeDef& def, const OpDef& op_def,
@@ -45,13 +47,22 @@ Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor*
   FB_CHECK(i >= 0 && i < num_outputs()) << "allocate_output " << i;
   if (!shape.IsFullyDefined())
     return InvalidArgument("output ", i, " shape ", shape.DebugString(), " is not fully defined");
-  outputs_[i].tensor = Tensor(expected_output_dtype(i), shape, allocator());
+  // Out of memory is ResourceExhausted naming the node (GPU memory runs out in practice).
+  auto t = AllocateTensor(expected_output_dtype(i), shape, allocator());
+  if (!t.ok())
+    return t.status().WithPrefix("output " + std::to_string(i) + " of node '" +
+                                 params_->kernel->name() + "': ");
+  outputs_[i].tensor = std::move(*t);
   *out = &outputs_[i].tensor;
   return Status::OK();
 }
 
 Status OpKernelContext::allocate_temp(DataType dt, const TensorShape& shape, Tensor* out) {
-  *out = Tensor(dt, shape, allocator());
+  auto t = AllocateTensor(dt, shape, allocator());
+  if (!t.ok())
+    return t.status().WithPrefix("temporary of node '" +
+                                 (params_->kernel ? params_->kernel->name() : "?") + "': ");
+  *out = std::move(*t);
   return Status::OK();
 }
 

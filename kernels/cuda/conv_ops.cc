@@ -1,0 +1,228 @@
+// GPU Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter through cuDNN (whitepaper 5.4), NHWC
+// activations. The HWIO filter is transposed to cuDNN's [out, rows, cols, in] layout on the
+// compute stream (and the filter gradient back). For each distinct geometry the algorithm is
+// chosen once by cuDNN's autotuner (cudnnFind*Algorithm, which times the candidates) and cached
+// per GPU; workspaces come from the BFC pool. TF32 only when the
+// device allows it. Asymmetric SAME padding is Unimplemented (cudnn_util.h).
+#include <map>
+#include <tuple>
+
+#include "kernels/cuda/cuda_status.h"
+#include "kernels/cuda/cudnn_util.h"
+#include "kernels/cuda/gpu_kernel_util.h"
+
+namespace fb::gpu {
+namespace {
+
+enum class ConvKind { kForward, kBackpropInput, kBackpropFilter };
+
+// The chosen algorithm (as an int of the kind's enum) and its workspace.
+struct AlgoChoice {
+  int algo = 0;
+  size_t workspace_bytes = 0;
+};
+
+// Cache key: device, kind, dtype and the full geometry.
+using AlgoKey = std::tuple<int, int, int, std::vector<int64_t>>;
+
+std::vector<int64_t> Geometry(const Conv2DShape& s) {
+  return {s.batch, s.rows.in, s.cols.in, s.in_depth, s.out_depth, s.rows.window, s.cols.window,
+          s.rows.stride, s.cols.stride, s.rows.dilation, s.cols.dilation, s.rows.pad_before,
+          s.cols.pad_before};
+}
+
+class AlgoCache {
+ public:
+  static AlgoCache* Global() {
+    static auto* c = new AlgoCache;
+    return c;
+  }
+  bool Lookup(const AlgoKey& k, AlgoChoice* out) {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = map_.find(k);
+    if (it == map_.end()) return false;
+    *out = it->second;
+    return true;
+  }
+  void Insert(const AlgoKey& k, AlgoChoice c) {
+    std::lock_guard<std::mutex> l(mu_);
+    map_[k] = c;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<AlgoKey, AlgoChoice> map_;
+};
+
+// Descriptors of one convolution.
+struct ConvDescs {
+  TensorDesc x, y;
+  FilterDesc w;
+  ConvDesc conv;
+};
+
+template <typename T>
+StatusOr<ConvDescs> MakeDescs(const Conv2DShape& s, bool allow_tf32) {
+  ConvDescs d;
+  ASSIGN_OR_RETURN(d.x, NhwcDesc(kCudnnType<T>, s.InputDims()));
+  ASSIGN_OR_RETURN(d.y, NhwcDesc(kCudnnType<T>, s.OutputDims()));
+  ASSIGN_OR_RETURN(d.w, OhwiFilterDesc(kCudnnType<T>, s));
+  ASSIGN_OR_RETURN(d.conv, ConvolutionDesc(kCudnnType<T>, s, allow_tf32));
+  return d;
+}
+
+// Picks the fastest successful algorithm whose workspace is at most 1 GiB (cuDNN's timings).
+template <typename Perf>
+StatusOr<AlgoChoice> Best(const Perf* perf, int n) {
+  for (int i = 0; i < n; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= (size_t{1} << 30))
+      return AlgoChoice{static_cast<int>(perf[i].algo), perf[i].memory};
+  return Internal("cuDNN found no usable convolution algorithm");
+}
+
+StatusOr<AlgoChoice> FindAlgo(GpuDevice* gpu, ConvKind kind, const ConvDescs& d) {
+  constexpr int kMax = 16;
+  int n = 0;
+  cudnnHandle_t h = gpu->cudnn();
+  if (kind == ConvKind::kForward) {
+    cudnnConvolutionFwdAlgoPerf_t perf[kMax];
+    FB_CUDNN_RETURN_IF_ERROR(cudnnFindConvolutionForwardAlgorithm(
+        h, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), kMax, &n, perf));
+    return Best(perf, n);
+  }
+  if (kind == ConvKind::kBackpropInput) {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[kMax];
+    FB_CUDNN_RETURN_IF_ERROR(cudnnFindConvolutionBackwardDataAlgorithm(
+        h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), kMax, &n, perf));
+    return Best(perf, n);
+  }
+  cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
+  FB_CUDNN_RETURN_IF_ERROR(cudnnFindConvolutionBackwardFilterAlgorithm(
+      h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), kMax, &n, perf));
+  return Best(perf, n);
+}
+
+// The three kernels differ in which of x, w, y they read and write; the rest is shared here.
+template <typename T, ConvKind kKind>
+class GpuConvOp : public OpKernel {
+ public:
+  explicit GpuConvOp(OpKernelConstruction* c) : OpKernel(c) {
+    auto attrs = ParseWindow2DAttrs(c->def().attrs, /*pooling=*/false);
+    if (attrs.ok()) attrs_ = *attrs;
+    else c->SetStatus(attrs.status());
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    auto shape = Shape(ctx);
+    OP_REQUIRES_OK(ctx, shape.status());
+    const Conv2DShape& s = *shape;
+    GpuDevice* gpu = GpuOf(ctx);
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(OutDims(s)), &out));
+    if (out->NumElements() == 0) return;
+    auto descs = MakeDescs<T>(s, gpu->allow_tf32());
+    OP_REQUIRES_OK(ctx, descs.status());
+    std::lock_guard<std::mutex> l(*gpu->library_mu());
+    auto algo = Algo(gpu, s, *descs);
+    OP_REQUIRES_OK(ctx, algo.status());
+    Tensor workspace, w_ohwi;
+    OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataType::kInt8,
+                                           {static_cast<int64_t>(algo->workspace_bytes)},
+                                           &workspace));
+    OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<T>::value,
+                                           TensorShape(s.FilterDims()), &w_ohwi));
+    OP_REQUIRES_OK(ctx, Run(ctx, gpu, s, *descs, *algo, workspace, w_ohwi, out));
+  }
+
+ private:
+  // input_sizes / filter_sizes of the backprops are small int32 inputs read on the host.
+  StatusOr<Conv2DShape> Shape(OpKernelContext* ctx) const {
+    std::vector<int64_t> input, filter;
+    if (kKind == ConvKind::kBackpropInput) {
+      ASSIGN_OR_RETURN(Tensor sizes, HostInput(ctx, 0));
+      input = IntValues(sizes);
+    } else {
+      input = ctx->input(0).shape().dim_sizes();
+    }
+    if (kKind == ConvKind::kBackpropFilter) {
+      ASSIGN_OR_RETURN(Tensor sizes, HostInput(ctx, 1));
+      filter = IntValues(sizes);
+    } else {
+      filter = ctx->input(1).shape().dim_sizes();
+    }
+    if (input.size() != 4 || filter.size() != 4)
+      return InvalidArgument("input and filter sizes must have 4 entries, got ",
+                             DimsString(input), " and ", DimsString(filter));
+    ASSIGN_OR_RETURN(Conv2DShape s, ComputeConv2DShape(input, filter, attrs_));
+    if (kKind != ConvKind::kForward && ctx->input(2).shape().dim_sizes() != s.OutputDims())
+      return InvalidArgument("out_backprop has shape ", ctx->input(2).shape().DebugString(),
+                             " but Conv2D of input ", DimsString(s.InputDims()), " and filter ",
+                             DimsString(s.FilterDims()), " produces ", DimsString(s.OutputDims()));
+    return s;
+  }
+  static std::vector<int64_t> IntValues(const Tensor& t) {
+    const int32_t* v = t.data<int32_t>();
+    return std::vector<int64_t>(v, v + t.NumElements());
+  }
+  static std::vector<int64_t> OutDims(const Conv2DShape& s) {
+    if (kKind == ConvKind::kForward) return s.OutputDims();
+    return kKind == ConvKind::kBackpropInput ? s.InputDims() : s.FilterDims();
+  }
+
+  // Requires library_mu held.
+  StatusOr<AlgoChoice> Algo(GpuDevice* gpu, const Conv2DShape& s, const ConvDescs& d) const {
+    AlgoKey key{gpu->ordinal(), static_cast<int>(kKind), static_cast<int>(kCudnnType<T>),
+                Geometry(s)};
+    AlgoChoice c;
+    if (AlgoCache::Global()->Lookup(key, &c)) return c;
+    ASSIGN_OR_RETURN(c, FindAlgo(gpu, kKind, d));
+    AlgoCache::Global()->Insert(key, c);
+    return c;
+  }
+
+  // Requires library_mu held. HWIO is [k, out_depth] row-major with k = rows * cols * in_depth.
+  Status Run(OpKernelContext* ctx, GpuDevice* gpu, const Conv2DShape& s, const ConvDescs& d,
+             const AlgoChoice& a, const Tensor& ws, const Tensor& w_ohwi, Tensor* out) const {
+    const int64_t k = s.rows.window * s.cols.window * s.in_depth;
+    const T one = 1, zero = 0;
+    cudnnHandle_t h = gpu->cudnn();
+    void* work = ws.raw_data();
+    T* w = w_ohwi.data<T>();
+    if (kKind == ConvKind::kForward) {
+      RETURN_IF_ERROR(Transpose2D<T>(gpu, ctx->input(1).data<T>(), k, s.out_depth, w));
+      FB_CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(
+          h, &one, d.x.get(), ctx->input(0).data<T>(), d.w.get(), w, d.conv.get(),
+          static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), work, a.workspace_bytes, &zero,
+          d.y.get(), out->data<T>()));
+    } else if (kKind == ConvKind::kBackpropInput) {
+      RETURN_IF_ERROR(Transpose2D<T>(gpu, ctx->input(1).data<T>(), k, s.out_depth, w));
+      FB_CUDNN_RETURN_IF_ERROR(cudnnConvolutionBackwardData(
+          h, &one, d.w.get(), w, d.y.get(), ctx->input(2).data<T>(), d.conv.get(),
+          static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), work, a.workspace_bytes, &zero,
+          d.x.get(), out->data<T>()));
+    } else {
+      FB_CUDNN_RETURN_IF_ERROR(cudnnConvolutionBackwardFilter(
+          h, &one, d.x.get(), ctx->input(0).data<T>(), d.y.get(), ctx->input(2).data<T>(),
+          d.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo), work,
+          a.workspace_bytes, &zero, d.w.get(), w));
+      RETURN_IF_ERROR(Transpose2D<T>(gpu, w, s.out_depth, k, out->data<T>()));
+    }
+    return Status::OK();
+  }
+
+  Window2DAttrs attrs_;
+};
+
+template <typename T>
+using GpuConv2DOp = GpuConvOp<T, ConvKind::kForward>;
+template <typename T>
+using GpuConv2DBackpropInputOp = GpuConvOp<T, ConvKind::kBackpropInput>;
+template <typename T>
+using GpuConv2DBackpropFilterOp = GpuConvOp<T, ConvKind::kBackpropFilter>;
+
+FB_REGISTER_GPU_FD("Conv2D", GpuConv2DOp);
+FB_REGISTER_GPU_FD("Conv2DBackpropInput", GpuConv2DBackpropInputOp);
+FB_REGISTER_GPU_FD("Conv2DBackpropFilter", GpuConv2DBackpropFilterOp);
+
+}  // namespace
+}  // namespace fb::gpu
