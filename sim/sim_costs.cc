@@ -27,9 +27,9 @@ StatusOr<SimGraph> SyntheticModel(const std::string& model, int batch) {
 // A model of experiments/models.h with Placeholder inputs; their -1 (batch) dimensions become
 // `batch` in feed_shapes.
 StatusOr<SimGraph> RegisteredModel(const std::string& model, int batch) {
-  ModelOptions options;
+  experiments::ModelOptions options;
   options.batch_size = batch;
-  ASSIGN_OR_RETURN(Model m, BuildModel(model, options));
+  ASSIGN_OR_RETURN(experiments::Model m, experiments::BuildModel(model, options));
   SimGraph out;
   ASSIGN_OR_RETURN(out.graph, Graph::FromGraphDef(m.scope.ToGraphDef()));
   for (Node* n : out.graph->nodes()) {
