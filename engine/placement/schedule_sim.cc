@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/partition/partition.h"
+
 namespace fb {
 
 SimulatedSchedule::SimulatedSchedule(const Graph& g, const CostModel& cost)
@@ -24,6 +26,12 @@ double SimulatedSchedule::Arrival(const Edge& e, int device, bool commit) {
   int64_t bytes = e.IsControlEdge() ? 0 : cost_.OutputBytes(*e.src, e.src_output);
   double& link = link_free_[static_cast<size_t>(src * num_devices_ + device)];
   double start = std::max(done, link);
+  // A Recv gate (alap_recv pass) holds the transfer until the gate node has finished.
+  if (!e.IsControlEdge())
+    for (const RecvGate& gate : RecvGates(*e.src))
+      if (gate.port == e.src_output && gate.dst_device == cost_.devices()[static_cast<size_t>(device)].name)
+        if (Node* gn = g_.FindNode(gate.gate); gn && device_[static_cast<size_t>(gn->id())] >= 0)
+          start = std::max(start, finish_[static_cast<size_t>(gn->id())]);
   double arrival = start + cost_.TransferNs(bytes, src, device);
   link = arrival;
   if (commit) {

@@ -6,7 +6,8 @@
 // when its device is free and all its inputs have arrived; a tensor crossing devices is sent
 // once per (tensor, destination device) (Figure 4), over a directed link that carries one
 // transfer at a time, taking CostModel::TransferNs; a control edge across devices costs one
-// empty transfer. Edges from nodes not yet scheduled (loop back edges) are ignored.
+// empty transfer. Edges from nodes not yet scheduled (loop back edges) are ignored. A transfer
+// with a Recv gate (partition.h, set by the alap_recv pass) starts after its gate finishes.
 // Not thread-safe.
 #include <cstdint>
 #include <map>

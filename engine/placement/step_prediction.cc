@@ -36,8 +36,8 @@ std::vector<int64_t> PeakBytes(const Graph& g, const CostModel& cost, const Plac
     int d = p.of(*n);
     persistent[static_cast<size_t>(d)] += cost.PersistentBytes(*n);
     for (int port = 0; port < n->num_outputs(); ++port) {
-      int64_t bytes = AllocatedOutputBytes(*n, port, cost);
-      if (bytes == 0) continue;
+      int64_t local_bytes = AllocatedOutputBytes(*n, port, cost);
+      int64_t copy_bytes = n->output_is_ref(port) ? 0 : cost.OutputBytes(*n, port);
       // Release time per device holding a copy: the last use there.
       std::map<int, double> last_use{{d, s.finish_ns(*n)}};
       for (const Edge* e : n->out_edges()) {
@@ -49,6 +49,8 @@ std::vector<int64_t> PeakBytes(const Graph& g, const CostModel& cost, const Plac
         if (dd != d && it != xfer.end()) last_use[d] = std::max(last_use[d], it->second.second);
       }
       for (const auto& [dev, end] : last_use) {
+        int64_t bytes = dev == d ? local_bytes : copy_bytes;
+        if (bytes == 0) continue;
         double start = s.start_ns(*n);
         if (dev != d) {
           auto it = xfer.find({n->id(), port, dev});

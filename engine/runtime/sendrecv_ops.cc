@@ -75,7 +75,7 @@ class RecvOp : public AsyncOpKernel {
         auto on_device = ctx->device()->CopyFromHost(v);
         if (!on_device.ok()) {
           ctx->SetStatus(on_device.status());
-        } else if (on_device->allocator() && on_device->allocator() != ctx->allocator()) {
+        } else if (on_device->allocator() != ctx->allocator()) {
           // Devices of one process share host memory, but each device models its own memory:
           // the received tensor moves into this device's allocator (peak memory per device).
           ctx->set_output(0, on_device->DeepCopy(ctx->allocator()));
