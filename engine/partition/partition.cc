@@ -10,6 +10,18 @@ std::string TransferTensorName(const Node& src, int port) {
   return src.name() + ":" + std::to_string(port);
 }
 
+std::vector<RecvGate> RecvGates(const Node& producer) {
+  std::vector<std::string> entries;
+  std::vector<RecvGate> gates;
+  if (!GetNodeAttr(producer.def().attrs, kRecvGatesAttr, &entries).ok()) return gates;
+  for (const std::string& s : entries) {
+    size_t a = s.find(';'), b = s.rfind(';');
+    if (a == std::string::npos || a == b) continue;
+    gates.push_back({std::atoi(s.substr(0, a).c_str()), s.substr(a + 1, b - a - 1), s.substr(b + 1)});
+  }
+  return gates;
+}
+
 namespace {
 
 NodeDef MakeSendRecv(const std::string& op, const std::string& name, DataType dt,
@@ -85,7 +97,11 @@ class Partitioner {
       NodeDef send = MakeSendRecv("_Send", base + "/send", dt, tensor, src_dev, dst_dev);
       send.inputs = {tensor};
       Add(src_dev, send);
-      Add(dst_dev, MakeSendRecv("_Recv", base + "/recv", dt, tensor, src_dev, dst_dev));
+      NodeDef recv = MakeSendRecv("_Recv", base + "/recv", dt, tensor, src_dev, dst_dev);
+      for (const RecvGate& gate : RecvGates(*e->src))
+        if (gate.port == e->src_output && gate.dst_device == dst_dev)
+          recv.inputs.push_back("^" + gate.gate);
+      Add(dst_dev, recv);
       recv_frames_[dst_dev][base + "/recv"] = info_.frame(e->src);
       it = recvs_.emplace(key, base + "/recv").first;
       if (stats_) ++stats_->num_send_recv_pairs;

@@ -7,6 +7,7 @@
 // control_loops.h), so that each device runs the loop's iterations in step with the others.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "engine/graph/graph.h"
 
@@ -24,5 +25,18 @@ Status Partition(const Graph& g, std::map<std::string, GraphDef>* partitions,
 
 // The tensor name a Send/Recv pair carries: "node:port".
 std::string TransferTensorName(const Node& src, int port);
+
+// Gates on Recv nodes (whitepaper 5.2, set by the "alap_recv" pass): a producer's attr
+//   _recv_gates: list(string) of "port;destination device;gate node"
+// makes the _Recv of that output on that device wait (control input) for the gate node, which
+// must be on the destination device.
+inline constexpr const char* kRecvGatesAttr = "_recv_gates";
+struct RecvGate {
+  int port = 0;
+  std::string dst_device;
+  std::string gate;
+};
+// The gates recorded on `producer` (malformed entries are skipped).
+std::vector<RecvGate> RecvGates(const Node& producer);
 
 }  // namespace fb

@@ -142,6 +142,7 @@ void ExecutorState::Process(TaggedNode tagged) {
             NodeExecStats ns{item.node->name(), item.node->op(), impl_.device()->name(),
                              CurrentThreadOsId(), st->start_ns, NowNs(), 0, args_.step_id};
             for (const Entry& e : outs) ns.output_bytes += e.has_value && !e.ref ? e.val.TotalBytes() : 0;
+            AnnotateTransfer(item.node->def(), 0, &ns);
             args_.stats->Record(std::move(ns));
           }
           TaggedNodeSeq ready;
@@ -161,6 +162,8 @@ void ExecutorState::Process(TaggedNode tagged) {
         NodeExecStats ns{item.node->name(), item.node->op(), impl_.device()->name(),
                          CurrentThreadOsId(), start_ns, NowNs(), 0, args_.step_id};
         for (const Entry& e : outputs) ns.output_bytes += e.has_value && !e.ref ? e.val.TotalBytes() : 0;
+        AnnotateTransfer(item.node->def(),
+                         inputs.empty() || inputs[0].is_ref() ? 0 : inputs[0].tensor.TotalBytes(), &ns);
         args_.stats->Record(std::move(ns));
       }
     }

@@ -73,7 +73,15 @@ class RecvOp : public AsyncOpKernel {
         ctx->set_output_dead(0);
       } else {
         auto on_device = ctx->device()->CopyFromHost(v);
-        if (on_device.ok()) ctx->set_output(0, *on_device); else ctx->SetStatus(on_device.status());
+        if (!on_device.ok()) {
+          ctx->SetStatus(on_device.status());
+        } else if (on_device->allocator() != ctx->allocator()) {
+          // Devices of one process share host memory, but each device models its own memory:
+          // the received tensor moves into this device's allocator (peak memory per device).
+          ctx->set_output(0, on_device->DeepCopy(ctx->allocator()));
+        } else {
+          ctx->set_output(0, *on_device);
+        }
       }
       done();
     });

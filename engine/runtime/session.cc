@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/partition/partition.h"
+#include "engine/passes/graph_pass.h"
 #include "engine/placement/placer.h"
 #include "engine/runtime/local_rendezvous.h"
 #include "engine/runtime/subgraph.h"
@@ -30,6 +31,35 @@ DeviceSet DescribeDevices(const DeviceMgr& mgr) {
   for (Device* d : mgr.devices())
     set.push_back(DeviceDesc{d->name(), d->device_type(), d->attributes().memory_limit_bytes});
   return set;
+}
+// Stateful nodes (Variables) keep the device that an earlier signature's placement gave them,
+// so every signature sees the same variable (TensorFlow's stateful placements). Called with the
+// Session's mutex held.
+void PinStatefulNodes(const std::map<std::string, std::shared_ptr<PartitionedExecutors>>& cached,
+                      Graph* g) {
+  std::map<std::string, std::string> placed;
+  for (const auto& [signature, ex] : cached)
+    for (const auto& e : ex->executors)
+      for (Node* n : e->graph().nodes())
+        if (n->is_stateful() && n->op()[0] != '_') placed.emplace(n->name(), e->device()->name());
+  for (Node* n : g->nodes())
+    if (auto it = placed.find(n->name()); it != placed.end()) n->set_assigned_device(it->second);
+}
+
+// Places the whole client graph (so colocation groups are complete: a Variable, its optimizer
+// slots and their update ops) with earlier stateful placements pinned, gives every node of the
+// signature's graph `g` its full-graph device, then places what is left (_Feed, _Fetch, nodes
+// passes added).
+Status PlaceLikeFullGraph(const std::map<std::string, std::shared_ptr<PartitionedExecutors>>& cached,
+                          const Graph& client_graph, const DeviceSet& devices,
+                          const std::string& placer, Graph* g) {
+  std::unique_ptr<Graph> full = client_graph.Clone();
+  PinStatefulNodes(cached, full.get());
+  RETURN_IF_ERROR(PlaceGraph(full.get(), devices, placer));
+  for (Node* n : g->nodes())
+    if (Node* f = full->FindNode(n->name()); f && f->op() == n->op())
+      n->set_assigned_device(f->assigned_device());
+  return PlaceGraph(g, devices, placer);
 }
 }  // namespace
 
@@ -94,9 +124,19 @@ StatusOr<std::shared_ptr<PartitionedExecutors>> Session::CreateExecutors(
   result->feed_types = rewrite.feed_types;
   result->fetch_types = rewrite.fetch_types;
   result->nodes_pruned = rewrite.nodes_pruned;
-  RETURN_IF_ERROR(PlaceGraph(g.get(), DescribeDevices(*device_mgr_), options_.placer));
+  PassContext pass_ctx;
+  pass_ctx.devices = DescribeDevices(*device_mgr_);
+  std::vector<PassReport> reports;
+  RETURN_IF_ERROR(RunGraphPasses(options_.passes, PassPhase::kBeforePlacement, g.get(), pass_ctx,
+                                 &reports));
+  RETURN_IF_ERROR(PlaceLikeFullGraph(executors_, *graph_, pass_ctx.devices, options_.placer, g.get()));
+  RETURN_IF_ERROR(RunGraphPasses(options_.passes, PassPhase::kAfterPlacement, g.get(), pass_ctx,
+                                 &reports));
+  for (const PassReport& r : reports) result->pass_reports.push_back(r.Summary());
   std::map<std::string, GraphDef> parts;
-  RETURN_IF_ERROR(Partition(*g, &parts));
+  PartitionStats partition_stats;
+  RETURN_IF_ERROR(Partition(*g, &parts, &partition_stats));
+  result->num_send_recv_pairs = partition_stats.num_send_recv_pairs;
   for (auto& [device_name, def] : parts) {
     ASSIGN_OR_RETURN(Device * device, device_mgr_->LookupDevice(device_name));
     ASSIGN_OR_RETURN(std::unique_ptr<Graph> part, Graph::FromGraphDef(def));
@@ -175,6 +215,8 @@ Status Session::Run(const RunOptions& options, const std::vector<NamedTensor>& f
     metadata->step_id = args.step_id;
     metadata->step_stats = stats.Take();
     metadata->bytes_transferred = rendezvous.bytes_sent();
+    metadata->pass_reports = ex->pass_reports;
+    metadata->num_send_recv_pairs = ex->num_send_recv_pairs;
     for (Device* d : device_mgr_->devices())
       metadata->peak_bytes[d->name()] = d->GetAllocator()->GetStats().peak_bytes_in_use;
   }

@@ -40,6 +40,10 @@ struct RunMetadata {
   // Peak bytes per device during the step (allocator peak, reset at step start).
   std::map<std::string, int64_t> peak_bytes;
   int64_t bytes_transferred = 0;  // through the in-process Rendezvous
+  // What the graph passes of SessionOptions::passes changed for this signature (one summary
+  // per pass, PassReport::Summary) and the Send/Recv pairs partitioning inserted.
+  std::vector<std::string> pass_reports;
+  int num_send_recv_pairs = 0;
 };
 
 // One placed and partitioned subgraph per device, ready to run.
@@ -49,6 +53,8 @@ struct PartitionedExecutors {
   std::vector<DataType> fetch_types;
   std::vector<PartialShape> feed_shapes;  // declared shapes of fed Placeholders (checked on Run)
   int nodes_pruned = 0;
+  std::vector<std::string> pass_reports;
+  int num_send_recv_pairs = 0;
 };
 
 class Session {

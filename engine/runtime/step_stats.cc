@@ -5,6 +5,8 @@
 
 #include <chrono>
 
+#include "engine/graph/node_def.h"
+
 namespace fb {
 
 int64_t NowNs() {
@@ -16,6 +18,13 @@ int64_t NowNs() {
 int CurrentThreadOsId() {
   thread_local int tid = static_cast<int>(syscall(SYS_gettid));
   return tid;
+}
+
+void AnnotateTransfer(const NodeDef& def, int64_t input_bytes, NodeExecStats* stats) {
+  bool send = def.op == "_Send", recv = def.op == "_Recv";
+  if (!send && !recv) return;
+  (void)GetNodeAttr(def.attrs, send ? "recv_device" : "send_device", &stats->peer_device);
+  stats->transfer_bytes = send ? input_bytes : stats->output_bytes;
 }
 
 void StepStatsCollector::Record(NodeExecStats stats) {

@@ -26,6 +26,12 @@ struct NodeExecStats {
   int64_t transfer_bytes = 0;
 };
 
+struct NodeDef;
+// For a _Send or _Recv (3.2.2) sets stats->peer_device from its recv_device/send_device attr and
+// stats->transfer_bytes to `input_bytes` (a _Send's tensor) or stats->output_bytes (a _Recv's),
+// so traces show transfers with their bytes and peer. Other ops are left unchanged.
+void AnnotateTransfer(const NodeDef& def, int64_t input_bytes, NodeExecStats* stats);
+
 class StepStatsCollector {
  public:
   void Record(NodeExecStats stats);

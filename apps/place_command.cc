@@ -1,0 +1,140 @@
+// `flowbench place`: runs placers on a graph and prints (and writes as JSON) each placement's
+// summary: the placer's time, the cost model's predicted step time, bytes crossing devices and
+// peak memory per device (whitepaper 3.2.1).
+//   flowbench place (--graph FILE.json | --synthetic LAYERSxWIDTH)
+//                   [--devices cpu:N | --device-config FILE.json] [--links FILE.json]
+//                   [--placers single,round_robin,random,greedy,heft] [--feed NAME=D0,D1,...]
+//                   [--measured TRACE.h5] [--seed N] [--json OUT.json]
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/commands.h"
+#include "engine/framework/device.h"
+#include "engine/placement/device_config.h"
+#include "engine/placement/placement_report.h"
+#include "engine/trace/trace_reader.h"
+#include "experiments/synthetic_graph.h"
+
+namespace fb::apps {
+namespace {
+
+struct PlaceFlags {
+  std::string graph, synthetic, devices = "cpu:4", device_config, links, json_out, measured;
+  std::string placers;
+  std::vector<std::string> feeds;
+  uint64_t seed = 1;
+};
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string part; std::getline(ss, part, sep);)
+    if (!part.empty()) out.push_back(part);
+  return out;
+}
+
+StatusOr<std::unique_ptr<Graph>> LoadGraph(const PlaceFlags& f) {
+  if (f.graph.empty() == f.synthetic.empty())
+    return InvalidArgument("give exactly one of --graph FILE.json and --synthetic LAYERSxWIDTH");
+  if (!f.graph.empty()) {
+    ASSIGN_OR_RETURN(GraphDef def, ReadGraphDefFile(f.graph));
+    return Graph::FromGraphDef(def);
+  }
+  auto dims = Split(f.synthetic, 'x');
+  SyntheticGraphOptions o;
+  try {
+    if (dims.size() != 2) throw std::invalid_argument("");
+    o.layers = std::stoi(dims[0]);
+    o.width = std::stoi(dims[1]);
+  } catch (const std::exception&) {
+    return InvalidArgument("--synthetic '", f.synthetic, "': expected LAYERSxWIDTH, e.g. 300x100");
+  }
+  o.seed = f.seed;
+  return BuildLayeredGraph(o);
+}
+
+StatusOr<PlatformDesc> LoadPlatform(const PlaceFlags& f) {
+  PlatformDesc p;
+  if (!f.device_config.empty()) {
+    ASSIGN_OR_RETURN(p, ReadPlatformFile(f.device_config));
+  } else {
+    DeviceOptions opts;
+    RETURN_IF_ERROR(ApplyDevicesFlag(f.devices, &opts));
+    p.devices = LocalDevices(DEVICE_CPU, opts.num_cpu_devices);
+  }
+  if (!f.links.empty()) RETURN_IF_ERROR(ReadLinkFile(f.links, &p.links));
+  return p;
+}
+
+// "x=64,784" -> {"x", [64,784]}
+Status ParseFeeds(const std::vector<std::string>& feeds, CostModelOptions* o) {
+  for (const std::string& f : feeds) {
+    size_t eq = f.find('=');
+    if (eq == std::string::npos) return InvalidArgument("--feed '", f, "': expected NAME=D0,D1,...");
+    std::vector<int64_t> dims;
+    try {
+      for (const std::string& d : Split(f.substr(eq + 1), ',')) dims.push_back(std::stoll(d));
+    } catch (const std::exception&) {
+      return InvalidArgument("--feed '", f, "': dimensions must be integers");
+    }
+    o->feed_shapes[f.substr(0, eq)] = TensorShape(dims);
+  }
+  return Status::OK();
+}
+
+Status Place(const PlaceFlags& f) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, LoadGraph(f));
+  ASSIGN_OR_RETURN(PlatformDesc platform, LoadPlatform(f));
+  CostModelOptions copts;
+  RETURN_IF_ERROR(ParseFeeds(f.feeds, &copts));
+  if (!f.measured.empty()) {
+    ASSIGN_OR_RETURN(Trace trace, TraceReader::Open(f.measured));
+    copts.measured = std::make_shared<MeasuredCosts>(MeasuredCosts::FromTrace(trace));
+  }
+  ASSIGN_OR_RETURN(CostModel cost, CostModel::Create(*g, platform.devices, platform.links, copts));
+  std::vector<std::string> names =
+      f.placers.empty() ? PlacerRegistry::Global()->Names() : Split(f.placers, ',');
+  PlacerOptions popts;
+  popts.seed = f.seed;
+  std::vector<PlacerRun> runs;
+  nlohmann::json out = {{"graph", f.graph.empty() ? "synthetic:" + f.synthetic : f.graph},
+                        {"num_nodes", g->num_nodes()},
+                        {"placers", nlohmann::json::array()}};
+  for (const std::string& name : names) {
+    ASSIGN_OR_RETURN(PlacerRun run, EvaluatePlacer(*g, cost, name, popts));
+    out["placers"].push_back(PlacerRunToJson(run, cost));
+    runs.push_back(std::move(run));
+  }
+  std::cout << g->num_nodes() << " nodes on " << cost.num_devices() << " devices\n"
+            << FormatPlacerRuns(runs, cost);
+  if (f.json_out.empty()) return Status::OK();
+  std::ofstream file(f.json_out);
+  if (!file) return NotFound("cannot write '", f.json_out, "'");
+  file << out.dump(2) << "\n";
+  return file.good() ? Status::OK() : Internal("error writing '", f.json_out, "'");
+}
+
+FB_REGISTER_COMMAND("place", [](CLI::App* app) {
+  static PlaceFlags flags;
+  auto* cmd = app->add_subcommand("place", "Compare placers on a graph with the cost model");
+  cmd->add_option("--graph", flags.graph, "GraphDef JSON file");
+  cmd->add_option("--synthetic", flags.synthetic, "Synthetic layered graph LAYERSxWIDTH");
+  cmd->add_option("--devices", flags.devices, "cpu:N devices with default performance")
+      ->capture_default_str();
+  cmd->add_option("--device-config", flags.device_config, "Device config JSON (experiments/devices)");
+  cmd->add_option("--links", flags.links, "Link config JSON (experiments/links)");
+  cmd->add_option("--placers", flags.placers, "Comma-separated placers (default: all)");
+  cmd->add_option("--feed", flags.feeds, "Shape of a fed node: NAME=D0,D1,...");
+  cmd->add_option("--measured", flags.measured, "HDF5 trace of an earlier run (measured costs)");
+  cmd->add_option("--seed", flags.seed, "Seed for random placement and synthetic graphs");
+  cmd->add_option("--json", flags.json_out, "Write the summaries as JSON");
+  cmd->callback([] {
+    if (Status s = Place(flags); !s.ok()) Fail("place", s);
+  });
+});
+
+}  // namespace
+}  // namespace fb::apps

@@ -1,0 +1,44 @@
+// Placers on synthetic layered graphs (experiments/synthetic_graph.h) over 4 CPU devices with
+// default descriptions: the time each placer takes (the benchmark's time) and, as counters, the
+// cost model's predicted step time and the bytes crossing devices of its placement. The
+// whitepaper 3.2.1 greedy placer must handle a 30,000-node graph (300 layers x 100) in < 5 s.
+//   build/flowbench-bench --benchmark_filter=Placer
+#include <benchmark/benchmark.h>
+
+#include "engine/placement/device_config.h"
+#include "engine/placement/placement_report.h"
+#include "experiments/synthetic_graph.h"
+
+namespace fb {
+namespace {
+
+const char* const kPlacers[] = {"single", "round_robin", "random", "greedy", "heft"};
+
+void BM_Placer(benchmark::State& state) {
+  const std::string placer = kPlacers[state.range(0)];
+  SyntheticGraphOptions o;
+  o.layers = static_cast<int>(state.range(1));
+  o.width = 100;
+  auto g = BuildLayeredGraph(o);
+  FB_CHECK(g.ok()) << g.status();
+  auto cost = CostModel::Create(**g, LocalDevices("CPU", 4));
+  FB_CHECK(cost.ok()) << cost.status();
+  PlacerRun run;
+  for (auto _ : state) {
+    auto r = EvaluatePlacer(**g, *cost, placer);
+    FB_CHECK(r.ok()) << r.status();
+    run = std::move(*r);
+  }
+  state.SetLabel(placer + " " + std::to_string((*g)->num_nodes()) + " nodes");
+  state.counters["placer_s"] = run.placer_seconds;
+  state.counters["pred_step_ms"] = run.prediction.step_ns * 1e-6;
+  state.counters["MiB_crossing"] = static_cast<double>(run.prediction.bytes_crossing) / (1 << 20);
+}
+BENCHMARK(BM_Placer)
+    ->ArgsProduct({{0, 1, 2, 3, 4}, {30, 300}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->UseRealTime();
+
+}  // namespace
+}  // namespace fb

@@ -1,0 +1,64 @@
+// Baseline placers for comparison with the cost-model placers: everything on one device,
+// round-robin over devices, and uniformly random devices. All honour constraints, colocation
+// and memory limits (placer.h). Groups are visited in topological order.
+#include <random>
+
+#include "engine/placement/placer.h"
+
+namespace fb {
+
+namespace {
+
+// Every group on its first feasible device with room: one device when there are no
+// constraints (the Session's default, and the single-device baseline).
+class SinglePlacer : public Placer {
+ public:
+  StatusOr<Placement> Place(const Graph& g, const CostModel& cost, const PlacementConstraints& c,
+                            const PlacerOptions&) override {
+    ASSIGN_OR_RETURN(std::vector<Node*> order, g.TopologicalOrder());
+    return PlaceGroupsInOrder(g, cost, c, order,
+                              [](const Node&, const std::vector<int>& cand) { return cand[0]; });
+  }
+};
+
+// Group k goes to the next feasible device at or after device (k mod D).
+class RoundRobinPlacer : public Placer {
+ public:
+  StatusOr<Placement> Place(const Graph& g, const CostModel& cost, const PlacementConstraints& c,
+                            const PlacerOptions&) override {
+    ASSIGN_OR_RETURN(std::vector<Node*> order, g.TopologicalOrder());
+    int next = 0;
+    return PlaceGroupsInOrder(g, cost, c, order, [&](const Node&, const std::vector<int>& cand) {
+      int chosen = cand[0];
+      for (int d : cand)
+        if (d >= next) {
+          chosen = d;
+          break;
+        }
+      next = (chosen + 1) % cost.num_devices();
+      return chosen;
+    });
+  }
+};
+
+// A uniformly random feasible device per group (std::mt19937_64 seeded with options.seed).
+class RandomPlacer : public Placer {
+ public:
+  StatusOr<Placement> Place(const Graph& g, const CostModel& cost, const PlacementConstraints& c,
+                            const PlacerOptions& options) override {
+    ASSIGN_OR_RETURN(std::vector<Node*> order, g.TopologicalOrder());
+    std::mt19937_64 rng(options.seed);
+    return PlaceGroupsInOrder(g, cost, c, order, [&](const Node&, const std::vector<int>& cand) {
+      std::uniform_int_distribution<size_t> pick(0, cand.size() - 1);
+      return cand[pick(rng)];
+    });
+  }
+};
+
+}  // namespace
+
+REGISTER_PLACER("single", SinglePlacer);
+REGISTER_PLACER("round_robin", RoundRobinPlacer);
+REGISTER_PLACER("random", RandomPlacer);
+
+}  // namespace fb

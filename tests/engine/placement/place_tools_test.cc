@@ -1,0 +1,91 @@
+// The pieces `flowbench place` and the placer benchmark are made of: config files, the
+// --devices flag, the synthetic layered graph and the placer summaries.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "engine/framework/device.h"
+#include "engine/placement/device_config.h"
+#include "engine/placement/placement_report.h"
+#include "experiments/synthetic_graph.h"
+
+namespace fb {
+namespace {
+
+TEST_CASE("The device and link config files in experiments/ parse", "[placement][device_config]") {
+  const std::string dir = std::string(FB_SOURCE_DIR) + "/experiments/";
+  auto cpu4 = ReadPlatformFile(dir + "devices/cpu4.json");
+  INFO(cpu4.status().ToString());
+  REQUIRE(cpu4.ok());
+  CHECK(cpu4->devices.size() == 4);
+  CHECK(cpu4->devices[3].name == "/job:localhost/replica:0/task:0/device:CPU:3");
+  auto gpus = ReadPlatformFile(dir + "devices/gpu4_host.json");
+  REQUIRE(gpus.ok());
+  CHECK(gpus->devices.size() == 5);
+  CHECK(gpus->devices[1].memory_limit_bytes == 80000000000);
+  REQUIRE(ReadLinkFile(dir + "links/pcie4_nvlink.json", &gpus->links).ok());
+  CHECK(gpus->links.Find(gpus->devices[1].name, gpus->devices[2].name).bandwidth_bytes_per_s ==
+        4.5e11);
+  CHECK(gpus->links.Find(gpus->devices[0].name, gpus->devices[2].name).bandwidth_bytes_per_s ==
+        5e10);
+  LinkSet eth;
+  REQUIRE(ReadLinkFile(dir + "links/ethernet_10g.json", &eth).ok());
+  CHECK(eth.default_link.latency_ns == 50000);
+}
+
+TEST_CASE("--devices cpu:N sets the number of CPU devices", "[placement][device_config]") {
+  DeviceOptions o;
+  REQUIRE(ApplyDevicesFlag("cpu:4", &o).ok());
+  CHECK(o.num_cpu_devices == 4);
+  REQUIRE(ApplyDevicesFlag("CPU:2", &o).ok());
+  CHECK(o.num_cpu_devices == 2);
+  for (const char* bad : {"cpu", "cpu:0", "gpu:2", "cpu:x", "cpu:-1", ""}) {
+    Status s = ApplyDevicesFlag(bad, &o);
+    INFO(bad);
+    REQUIRE_FALSE(s.ok());
+    CHECK_THAT(s.message(), Catch::Contains("expected cpu:N"));
+  }
+  o.num_cpu_devices = 3;
+  o.threads_per_cpu = 1;
+  auto mgr = DeviceMgr::CreateLocal(o);
+  REQUIRE(mgr.ok());
+  CHECK((*mgr)->devices().size() >= 3);
+}
+
+TEST_CASE("Placers on a synthetic layered graph: valid placements and summaries",
+          "[placement][placer]") {
+  SyntheticGraphOptions o;
+  o.layers = 30;
+  o.width = 20;
+  auto g = BuildLayeredGraph(o);
+  REQUIRE(g.ok());
+  CHECK((*g)->num_nodes() == 1 + 30 * 21);
+  auto cost = CostModel::Create(**g, LocalDevices("CPU", 4));
+  REQUIRE(cost.ok());
+  std::vector<PlacerRun> runs;
+  for (const std::string& name : PlacerRegistry::Global()->Names()) {
+    auto run = EvaluatePlacer(**g, *cost, name);
+    INFO(name << ": " << run.status().ToString());
+    REQUIRE(run.ok());
+    int total = 0;
+    for (int n : run->prediction.num_nodes) total += n;
+    CHECK(total == (*g)->num_nodes());
+    CHECK(run->prediction.step_ns > 0);
+    runs.push_back(std::move(*run));
+  }
+  auto find = [&](const std::string& n) {
+    return *std::find_if(runs.begin(), runs.end(), [&](const PlacerRun& r) { return r.placer == n; });
+  };
+  // Single device: nothing crosses; the cost-model placers do no worse than it.
+  CHECK(find("single").prediction.bytes_crossing == 0);
+  CHECK(find("greedy").prediction.step_ns <= find("single").prediction.step_ns);
+  CHECK(find("heft").prediction.step_ns <= find("single").prediction.step_ns);
+  nlohmann::json j = PlacerRunToJson(find("greedy"), *cost);
+  CHECK(j["placer"] == "greedy");
+  CHECK(j["devices"].size() == 4);
+  CHECK(j["predicted_step_ns"].get<double>() == find("greedy").prediction.step_ns);
+  std::string table = FormatPlacerRuns(runs, *cost);
+  CHECK_THAT(table, Catch::Contains("round_robin") && Catch::Contains("step_ms(pred)"));
+}
+
+}  // namespace
+}  // namespace fb
