@@ -1,11 +1,12 @@
 // `flowbench place`: runs placers on a graph and prints (and writes as JSON) each placement's
 // summary: the placer's time, the cost model's predicted step time, bytes crossing devices and
 // peak memory per device (whitepaper 3.2.1).
-//   flowbench place (--graph FILE.json | --synthetic LAYERSxWIDTH)
+//   flowbench place (--graph FILE.json | --synthetic LAYERSxWIDTH | --model mlp|lenet [--batch N])
 //                   [--devices cpu:N | --device-config FILE.json] [--links FILE.json]
 //                   [--placers single,round_robin,random,greedy,heft] [--feed NAME=D0,D1,...]
 //                   [--measured TRACE.h5] [--seed N] [--json OUT.json]
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <sstream>
 
@@ -16,16 +17,18 @@
 #include "engine/placement/device_config.h"
 #include "engine/placement/placement_report.h"
 #include "engine/trace/trace_reader.h"
+#include "experiments/model_graph.h"
 #include "experiments/synthetic_graph.h"
 
 namespace fb::apps {
 namespace {
 
 struct PlaceFlags {
-  std::string graph, synthetic, devices = "cpu:4", device_config, links, json_out, measured;
+  std::string graph, synthetic, model, devices = "cpu:4", device_config, links, json_out, measured;
   std::string placers;
   std::vector<std::string> feeds;
   uint64_t seed = 1;
+  int64_t batch = 64;
 };
 
 std::vector<std::string> Split(const std::string& s, char sep) {
@@ -36,9 +39,17 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   return out;
 }
 
-StatusOr<std::unique_ptr<Graph>> LoadGraph(const PlaceFlags& f) {
-  if (f.graph.empty() == f.synthetic.empty())
-    return InvalidArgument("give exactly one of --graph FILE.json and --synthetic LAYERSxWIDTH");
+// The graph of --graph, --synthetic or --model; a model's input shapes go to *feed_shapes.
+StatusOr<std::unique_ptr<Graph>> LoadGraph(const PlaceFlags& f,
+                                           std::map<std::string, TensorShape>* feed_shapes) {
+  if (f.graph.empty() + f.synthetic.empty() + f.model.empty() != 2)
+    return InvalidArgument("give exactly one of --graph FILE.json, --synthetic LAYERSxWIDTH and "
+                           "--model NAME");
+  if (!f.model.empty()) {
+    ASSIGN_OR_RETURN(experiments::ModelGraph m, experiments::BuildModelGraph(f.model, f.batch));
+    *feed_shapes = std::move(m.feed_shapes);
+    return std::move(m.graph);
+  }
   if (!f.graph.empty()) {
     ASSIGN_OR_RETURN(GraphDef def, ReadGraphDefFile(f.graph));
     return Graph::FromGraphDef(def);
@@ -86,9 +97,9 @@ Status ParseFeeds(const std::vector<std::string>& feeds, CostModelOptions* o) {
 }
 
 Status Place(const PlaceFlags& f) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, LoadGraph(f));
-  ASSIGN_OR_RETURN(PlatformDesc platform, LoadPlatform(f));
   CostModelOptions copts;
+  ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, LoadGraph(f, &copts.feed_shapes));
+  ASSIGN_OR_RETURN(PlatformDesc platform, LoadPlatform(f));
   RETURN_IF_ERROR(ParseFeeds(f.feeds, &copts));
   if (!f.measured.empty()) {
     ASSIGN_OR_RETURN(Trace trace, TraceReader::Open(f.measured));
@@ -100,7 +111,10 @@ Status Place(const PlaceFlags& f) {
   PlacerOptions popts;
   popts.seed = f.seed;
   std::vector<PlacerRun> runs;
-  nlohmann::json out = {{"graph", f.graph.empty() ? "synthetic:" + f.synthetic : f.graph},
+  const std::string source = !f.graph.empty()   ? f.graph
+                             : !f.model.empty() ? "model:" + f.model
+                                                : "synthetic:" + f.synthetic;
+  nlohmann::json out = {{"graph", source},
                         {"num_nodes", g->num_nodes()},
                         {"placers", nlohmann::json::array()}};
   for (const std::string& name : names) {
@@ -122,6 +136,8 @@ FB_REGISTER_COMMAND("place", [](CLI::App* app) {
   auto* cmd = app->add_subcommand("place", "Compare placers on a graph with the cost model");
   cmd->add_option("--graph", flags.graph, "GraphDef JSON file");
   cmd->add_option("--synthetic", flags.synthetic, "Synthetic layered graph LAYERSxWIDTH");
+  cmd->add_option("--model", flags.model, "Training graph of a built-in model: mlp or lenet");
+  cmd->add_option("--batch", flags.batch, "Batch size of --model")->capture_default_str();
   cmd->add_option("--devices", flags.devices, "cpu:N devices with default performance")
       ->capture_default_str();
   cmd->add_option("--device-config", flags.device_config, "Device config JSON (experiments/devices)");

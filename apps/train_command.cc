@@ -3,6 +3,7 @@
 //   flowbench train --model lenet --epochs 3 --batch-size 64 --optimizer adam --lr 0.001
 //     --threads 2 --seed 1 --checkpoint-dir out/ckpt --checkpoint-every 500
 //     --trace out/lenet.h5 --metrics-json out/lenet-metrics.json
+//   flowbench train --model lenet --devices cpu:4 --placer greedy --passes compression
 #include <malloc.h>
 #include <unistd.h>
 
@@ -151,7 +152,15 @@ void Setup(CLI::App* app) {
   cmd->add_option("--hidden", m.hidden_units, "MLP hidden layer sizes")->capture_default_str();
   cmd->add_option("--seed", m.seed, "Seed of weight initialisation and shuffling")
       ->capture_default_str();
-  cmd->add_option("--threads", o.threads, "CPU threads")->capture_default_str();
+  cmd->add_option("--threads", o.threads, "CPU threads (shared among --devices)")
+      ->capture_default_str();
+  cmd->add_option("--devices", o.devices, "cpu:N: split the machine into N CPU devices")
+      ->capture_default_str();
+  cmd->add_option("--placer", o.placer,
+                  "Placer for --devices: single, round_robin, random, greedy, heft");
+  cmd->add_option("--passes", o.passes,
+                  "Graph passes: cse, constant_folding, alap_recv, compression")
+      ->delimiter(',');
   cmd->add_option("--blas-threads", f->blas_threads,
                   "Threads OpenBLAS uses per call (1: parallelism from the executor only)")
       ->capture_default_str();

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/checkpoint/saver.h"
+#include "engine/placement/device_config.h"
 #include "experiments/model_saver.h"
 #include "engine/trace/trace_writer.h"
 
@@ -19,10 +20,12 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, int threads) {
+StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const TrainOptions& o) {
   SessionOptions so;
-  so.device_options.num_cpu_devices = 1;
-  so.device_options.threads_per_cpu = threads;
+  RETURN_IF_ERROR(ApplyDevicesFlag(o.devices, &so.device_options));
+  so.device_options.threads_per_cpu = std::max(1, o.threads / so.device_options.num_cpu_devices);
+  so.placer = o.placer;
+  so.passes = o.passes;
   ASSIGN_OR_RETURN(auto session, Session::Create(so));
   RETURN_IF_ERROR(session->Extend(model.scope.ToGraphDef()));
   return session;
@@ -52,7 +55,8 @@ nlohmann::json ConfigJson(const TrainOptions& o) {
           {"batch_size", m.batch_size}, {"optimizer", m.optimizer},
           {"learning_rate", m.learning_rate}, {"seed", m.seed},
           {"threads", o.threads},     {"hidden_units", m.hidden_units},
-          {"resume", o.resume}};
+          {"resume", o.resume},       {"devices", o.devices},
+          {"placer", o.placer},       {"passes", o.passes}};
 }
 
 // Writes the trace: the graph, every traced step's node executions, per-step totals and the
@@ -236,7 +240,7 @@ StatusOr<TrainResult> Train(const TrainOptions& o, std::shared_ptr<const dataset
     ASSIGN_OR_RETURN(saver, CreateModelSaver(model));
     ckpt = std::make_unique<CheckpointManager>(saver.get(), o.checkpoint_dir, o.keep_checkpoints);
   }
-  ASSIGN_OR_RETURN(auto session, MakeSession(model, o.threads));
+  ASSIGN_OR_RETURN(auto session, MakeSession(model, o));
   TrainResult result;
   const int64_t steps_per_epoch = train->size() / (mo.batch_size * mo.num_shards);
   result.total_steps = steps_per_epoch * o.epochs;

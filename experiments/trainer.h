@@ -34,7 +34,13 @@ struct TrainOptions {
   std::string model = "mlp";
   ModelOptions model_options;  // dataset is set by Train
   int64_t epochs = 1;
-  int threads = 2;             // CPU device threads (inter- and intra-op pools)
+  int threads = 2;             // CPU threads in all (inter- and intra-op pools)
+  // Multi-device execution (issue 4): `devices` CPU devices ("cpu:N", each with threads/N
+  // threads), the placer that assigns nodes to them ("" for the default) and the graph passes
+  // (engine/passes: cse, constant_folding, alap_recv, compression).
+  std::string devices = "cpu:1";
+  std::string placer;
+  std::vector<std::string> passes;
   std::string checkpoint_dir;  // "" for no checkpoints
   CheckpointEvery checkpoint_every;
   int keep_checkpoints = 5;

@@ -182,16 +182,7 @@ StatusOr<std::shared_ptr<Master::Compiled>> Master::Compile(const std::vector<st
                                                             const std::vector<std::string>& targets) {
   std::unique_ptr<Graph> g = graph_->Clone();
   auto c = std::make_shared<Compiled>();
-  for (const std::string& f : feeds) {
-    PartialShape shape;
-    auto id = ParseTensorId(f);
-    Node* n = id.ok() ? g->FindNode(id->node) : nullptr;
-    TensorShape declared;
-    if (n && n->op() == "Placeholder" && GetNodeAttr(n->def().attrs, "shape", &declared).ok() &&
-        !IsUnknownRank(declared))
-      shape = declared;
-    c->feed_shapes.push_back(shape);
-  }
+  c->feed_shapes = DeclaredFeedShapes(*g, feeds);
   RewriteResult rewrite;
   RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets, &rewrite));
   c->feed_types = rewrite.feed_types;

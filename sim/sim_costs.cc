@@ -1,7 +1,7 @@
 #include "sim/sim_costs.h"
 
 #include "engine/trace/trace_reader.h"
-#include "experiments/models.h"
+#include "experiments/model_graph.h"
 #include "sim/synthetic_graph.h"
 
 namespace fb::sim {
@@ -24,23 +24,12 @@ StatusOr<SimGraph> SyntheticModel(const std::string& model, int batch) {
   return out;
 }
 
-// A model of experiments/models.h with Placeholder inputs; their -1 (batch) dimensions become
-// `batch` in feed_shapes.
+// A model of experiments/models.h with Placeholder inputs, `batch` examples per step.
 StatusOr<SimGraph> RegisteredModel(const std::string& model, int batch) {
-  experiments::ModelOptions options;
-  options.batch_size = batch;
-  ASSIGN_OR_RETURN(experiments::Model m, experiments::BuildModel(model, options));
+  ASSIGN_OR_RETURN(experiments::ModelGraph m, experiments::BuildModelGraph(model, batch));
   SimGraph out;
-  ASSIGN_OR_RETURN(out.graph, Graph::FromGraphDef(m.scope.ToGraphDef()));
-  for (Node* n : out.graph->nodes()) {
-    if (n->op() != "Placeholder") continue;
-    TensorShape shape;
-    if (!GetNodeAttr(n->def().attrs, "shape", &shape).ok() || IsUnknownRank(shape)) continue;
-    for (int i = 0; i < shape.rank(); ++i) {
-      if (shape.dim_size(i) < 0) shape.set_dim(i, batch);
-    }
-    out.feed_shapes[n->name()] = shape;
-  }
+  out.graph = std::move(m.graph);
+  out.feed_shapes = std::move(m.feed_shapes);
   return out;
 }
 

@@ -9,7 +9,6 @@
 // the soonest is selected." Nodes are visited in topological order; ties go to the lower device
 // index. A colocation group is decided by its first member in that order. O(E * D).
 #include "engine/placement/placer.h"
-#include "engine/placement/schedule_sim.h"
 
 namespace fb {
 
@@ -20,13 +19,7 @@ class GreedyPlacer : public Placer {
   StatusOr<Placement> Place(const Graph& g, const CostModel& cost, const PlacementConstraints& c,
                             const PlacerOptions&) override {
     ASSIGN_OR_RETURN(std::vector<Node*> order, g.TopologicalOrder());
-    SimulatedSchedule sched(g, cost);
-    return PlaceGroupsInOrder(
-        g, cost, c, order,
-        [&](const Node& n, const std::vector<int>& cand) {
-          return sched.EarliestFinishDevice(n, cand);
-        },
-        [&](const Node& n, int d) { sched.Schedule(n, d); });
+    return PlaceEarliestFinish(g, cost, c, order);
   }
 };
 

@@ -9,7 +9,6 @@
 #include <numeric>
 
 #include "engine/placement/placer.h"
-#include "engine/placement/schedule_sim.h"
 
 namespace fb {
 
@@ -57,13 +56,7 @@ class HeftPlacer : public Placer {
       if (ra != rb) return ra > rb;
       return topo[static_cast<size_t>(a->id())] < topo[static_cast<size_t>(b->id())];
     });
-    SimulatedSchedule sched(g, cost);
-    return PlaceGroupsInOrder(
-        g, cost, c, order,
-        [&](const Node& n, const std::vector<int>& cand) {
-          return sched.EarliestFinishDevice(n, cand);
-        },
-        [&](const Node& n, int d) { sched.Schedule(n, d); });
+    return PlaceEarliestFinish(g, cost, c, order);
   }
 };
 

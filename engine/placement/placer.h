@@ -111,4 +111,12 @@ StatusOr<Placement> PlaceGroupsInOrder(const Graph& g, const CostModel& cost,
                                        const ChooseDeviceFn& choose,
                                        const OnPlacedFn& on_placed = nullptr);
 
+// PlaceGroupsInOrder choosing for each group the device where its first node would finish
+// soonest in a simulated execution of the nodes placed so far (schedule_sim.h), transfers
+// counted: the rule of the greedy placer (3.2.1, topological order) and of HEFT (upward-rank
+// order). Implemented in schedule_sim.cc.
+StatusOr<Placement> PlaceEarliestFinish(const Graph& g, const CostModel& cost,
+                                        const PlacementConstraints& c,
+                                        const std::vector<Node*>& order);
+
 }  // namespace fb

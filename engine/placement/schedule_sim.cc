@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/placement/placer.h"
 #include "engine/partition/partition.h"
 
 namespace fb {
@@ -85,6 +86,16 @@ void SimulatedSchedule::Schedule(const Node& n, int device) {
   device_free_[static_cast<size_t>(device)] = finish_[id];
   busy_[static_cast<size_t>(device)] += dur;
   makespan_ = std::max(makespan_, finish_[id]);
+}
+
+StatusOr<Placement> PlaceEarliestFinish(const Graph& g, const CostModel& cost,
+                                        const PlacementConstraints& c,
+                                        const std::vector<Node*>& order) {
+  SimulatedSchedule sched(g, cost);
+  return PlaceGroupsInOrder(
+      g, cost, c, order,
+      [&](const Node& n, const std::vector<int>& cand) { return sched.EarliestFinishDevice(n, cand); },
+      [&](const Node& n, int d) { sched.Schedule(n, d); });
 }
 
 }  // namespace fb

@@ -109,16 +109,7 @@ StatusOr<std::shared_ptr<PartitionedExecutors>> Session::CreateExecutors(
   std::unique_ptr<Graph> g = graph_->Clone();
   auto result = std::make_shared<PartitionedExecutors>();
   // Declared shapes of fed Placeholders, checked on every Run.
-  for (const std::string& f : feeds) {
-    PartialShape shape;
-    auto id = ParseTensorId(f);
-    Node* n = id.ok() ? g->FindNode(id->node) : nullptr;
-    TensorShape declared;
-    if (n && n->op() == "Placeholder" && GetNodeAttr(n->def().attrs, "shape", &declared).ok() &&
-        !IsUnknownRank(declared))
-      shape = declared;
-    result->feed_shapes.push_back(shape);
-  }
+  result->feed_shapes = DeclaredFeedShapes(*g, feeds);
   RewriteResult rewrite;
   RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets, &rewrite));
   result->feed_types = rewrite.feed_types;

@@ -41,6 +41,21 @@ int PruneForTargets(Graph* g, const std::vector<Node*>& roots) {
   return removed;
 }
 
+std::vector<PartialShape> DeclaredFeedShapes(const Graph& g, const std::vector<std::string>& feeds) {
+  std::vector<PartialShape> shapes;
+  for (const std::string& f : feeds) {
+    PartialShape shape;
+    auto id = ParseTensorId(f);
+    const Node* n = id.ok() ? g.FindNode(id->node) : nullptr;
+    TensorShape declared;
+    if (n && n->op() == "Placeholder" && GetNodeAttr(n->def().attrs, "shape", &declared).ok() &&
+        !IsUnknownRank(declared))
+      shape = declared;
+    shapes.push_back(shape);
+  }
+  return shapes;
+}
+
 Status RewriteGraphForExecution(Graph* g, const std::vector<std::string>& feeds,
                                 const std::vector<std::string>& fetches,
                                 const std::vector<std::string>& targets, RewriteResult* result) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/framework/shape_inference.h"
 #include "engine/graph/graph.h"
 
 namespace fb {
@@ -21,6 +22,10 @@ struct RewriteResult {
 Status RewriteGraphForExecution(Graph* g, const std::vector<std::string>& feeds,
                                 const std::vector<std::string>& fetches,
                                 const std::vector<std::string>& targets, RewriteResult* result);
+
+// Per feed ("node:port"), the shape a fed Placeholder declares (unknown for other feeds, for a
+// Placeholder of unknown rank and for names not in `g`): what Run checks fed tensors against.
+std::vector<PartialShape> DeclaredFeedShapes(const Graph& g, const std::vector<std::string>& feeds);
 
 // Removes every node that none of `roots` depends on (transitively, data or control).
 int PruneForTargets(Graph* g, const std::vector<Node*>& roots);

@@ -32,6 +32,37 @@ StatusOr<GemmDims> MatMulDims(const TensorShape& a, bool transpose_a, const Tens
   return d;
 }
 
+namespace {
+
+Status CheckMatMulRanks(const TensorShape& a, const TensorShape& b, bool batched) {
+  if (!batched) {
+    if (a.rank() != 2) return InvalidArgument("In[0] must be a matrix, got shape ", a.DebugString());
+    if (b.rank() != 2) return InvalidArgument("In[1] must be a matrix, got shape ", b.DebugString());
+    return Status::OK();
+  }
+  bool same_batch = a.rank() >= 2 && a.rank() == b.rank();
+  for (int i = 0; same_batch && i < a.rank() - 2; ++i) same_batch = a.dim_size(i) == b.dim_size(i);
+  if (!same_batch)
+    return InvalidArgument("inputs must have rank >= 2 and equal batch dimensions, got ",
+                           a.DebugString(), " and ", b.DebugString());
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusOr<MatMulPlan> PlanMatMul(const TensorShape& a, bool transpose_a, const TensorShape& b,
+                                bool transpose_b, bool batched) {
+  RETURN_IF_ERROR(CheckMatMulRanks(a, b, batched));
+  MatMulPlan p;
+  ASSIGN_OR_RETURN(p.dims, MatMulDims(a, transpose_a, b, transpose_b));
+  p.out_shape = a;
+  p.out_shape.set_dim(a.rank() - 2, p.dims.m);
+  p.out_shape.set_dim(a.rank() - 1, p.dims.n);
+  const int64_t mn = p.dims.m * p.dims.n;
+  p.batch = mn == 0 ? 0 : p.out_shape.num_elements() / mn;
+  return p;
+}
+
 template <typename T>
 void Gemm(const GemmDims& d, bool transpose_a, bool transpose_b, const T* a, const T* b, T* c) {
   if (d.m == 0 || d.n == 0) return;
@@ -69,35 +100,17 @@ class MatMulOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& a = ctx->input(0);
     const Tensor& b = ctx->input(1);
-    OP_REQUIRES_OK(ctx, CheckRanks(a.shape(), b.shape()));
-    auto d = MatMulDims(a.shape(), transpose_a_, b.shape(), transpose_b_);
-    OP_REQUIRES_OK(ctx, d.status());
-    TensorShape out_shape = a.shape();
-    out_shape.set_dim(a.dims() - 2, d->m);
-    out_shape.set_dim(a.dims() - 1, d->n);
+    auto p = PlanMatMul(a.shape(), transpose_a_, b.shape(), transpose_b_, kBatched);
+    OP_REQUIRES_OK(ctx, p.status());
     Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    const int64_t batch = d->m * d->n == 0 ? 0 : out->NumElements() / (d->m * d->n);
-    for (int64_t i = 0; i < batch; ++i)
-      Gemm<T>(*d, transpose_a_, transpose_b_, a.data<T>() + i * d->m * d->k,
-              b.data<T>() + i * d->k * d->n, out->data<T>() + i * d->m * d->n);
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, p->out_shape, &out));
+    const GemmDims& d = p->dims;
+    for (int64_t i = 0; i < p->batch; ++i)
+      Gemm<T>(d, transpose_a_, transpose_b_, a.data<T>() + i * d.m * d.k,
+              b.data<T>() + i * d.k * d.n, out->data<T>() + i * d.m * d.n);
   }
 
  private:
-  static Status CheckRanks(const TensorShape& a, const TensorShape& b) {
-    if (!kBatched) {
-      if (a.rank() != 2) return InvalidArgument("In[0] must be a matrix, got shape ", a.DebugString());
-      if (b.rank() != 2) return InvalidArgument("In[1] must be a matrix, got shape ", b.DebugString());
-      return Status::OK();
-    }
-    bool same_batch = a.rank() >= 2 && a.rank() == b.rank();
-    for (int i = 0; same_batch && i < a.rank() - 2; ++i) same_batch = a.dim_size(i) == b.dim_size(i);
-    if (!same_batch)
-      return InvalidArgument("inputs must have rank >= 2 and equal batch dimensions, got ",
-                             a.DebugString(), " and ", b.DebugString());
-    return Status::OK();
-  }
-
   bool transpose_a_ = false, transpose_b_ = false;
 };
 

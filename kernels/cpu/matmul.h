@@ -18,6 +18,18 @@ struct GemmDims {
 StatusOr<GemmDims> MatMulDims(const TensorShape& a, bool transpose_a, const TensorShape& b,
                               bool transpose_b);
 
+// A MatMul (batched = false: both operands exactly 2-D) or BatchMatMul (rank >= 2, equal batch
+// dimensions): the product sizes, the output shape (a's batch dimensions, then [m, n]) and the
+// number of products. InvalidArgument naming the shapes otherwise. Shared by the CPU and GPU
+// kernels.
+struct MatMulPlan {
+  GemmDims dims;
+  TensorShape out_shape;
+  int64_t batch = 0;
+};
+StatusOr<MatMulPlan> PlanMatMul(const TensorShape& a, bool transpose_a, const TensorShape& b,
+                                bool transpose_b, bool batched);
+
 // c[m, n] = op(a) x op(b) for row-major matrices stored densely (a is [m, k], or [k, m] when
 // transpose_a; likewise b). T is float (cblas_sgemm) or double (cblas_dgemm). Handles empty
 // sizes (k == 0 gives zeros). Thread-safety: OpenBLAS parallelises internally; calls may overlap.

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/io/npy.h"
+#include "tests/engine/trace/temp_dir.h"
 #include "tests/test_util.h"
 
 namespace fb {
@@ -22,14 +23,11 @@ const char* kGraph = R"({"version": 1, "nodes": [
   {"name": "Wx", "op": "MatMul", "inputs": ["W", "x"], "attrs": {"T": "float"}},
   {"name": "y", "op": "Relu", "inputs": ["Wx"], "attrs": {"T": "float"}}]})";
 
+// A fresh directory per test (ctest runs tests in parallel) holding the graph file.
 struct RunDir {
-  fs::path dir = fs::temp_directory_path() / "flowbench_run_command_test";
-  RunDir() {
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    std::ofstream(dir / "g.json") << kGraph;
-  }
-  ~RunDir() { fs::remove_all(dir); }
+  test::TempDir temp;
+  fs::path dir = temp.path();
+  RunDir() { std::ofstream(dir / "g.json") << kGraph; }
   // Runs `flowbench run ARGS`, stderr to dir/err.txt; returns the exit status.
   int Run(const std::string& args) const {
     std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench run --graph " +

@@ -2,6 +2,7 @@
 // equals an uninterrupted run, checkpoint and trace contents.
 #include "experiments/trainer.h"
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -208,6 +209,51 @@ TEST_CASE("Train rejects a dataset smaller than one batch", "[train]") {
   TrainOptions o = SmallRun("mlp");
   auto r = Train(o, Synthetic(10, 1), nullptr);
   CHECK(r.status().message() == "dataset 'synthetic' has 10 examples, fewer than one batch of 16");
+}
+
+// Issue 4's check: LeNet on 4 CPU devices (one thread each) under the greedy placer follows the
+// 1-device loss curve bit for bit; with lossy 16-bit transfers (5.5) on every edge that
+// round-robin placement cuts, within 2% per step (momentum SGD, lr 0.01).
+TEST_CASE("LeNet on 4 devices with the greedy placer gives the 1-device loss curve",
+          "[train][placement]") {
+  auto train = Synthetic(192, 1);
+  TrainOptions o = SmallRun("lenet");
+  o.epochs = 1;
+  o.threads = 1;
+  // Momentum SGD: updates proportional to the gradients, so 16-bit rounding errors stay small
+  // (Adam's first steps move every weight by +-lr whatever the gradient's size).
+  o.model_options.optimizer = "momentum";
+  o.model_options.learning_rate = 0.01;
+  TrainResult one = RunOk(o, train);
+  o.devices = "cpu:4";
+  o.threads = 4;
+  o.placer = "greedy";
+  TrainResult four = RunOk(o, train);
+  CHECK(four.losses == one.losses);
+  CheckSameVariables(one, four);
+  o.placer = "round_robin";  // greedy may keep most of LeNet on one device
+  o.passes = {"compression"};
+  TrainResult lossy = RunOk(o, train);
+  REQUIRE(lossy.losses.size() == one.losses.size());
+  CHECK(lossy.losses != one.losses);  // transfers were compressed
+  for (size_t i = 0; i < one.losses.size(); ++i) {
+    INFO("step " << i << ": " << one.losses[i] << " vs " << lossy.losses[i]);
+    CHECK(std::abs(lossy.losses[i] - one.losses[i]) <= 0.02 * std::abs(one.losses[i]));
+  }
+}
+
+TEST_CASE("Train rejects a bad --devices flag and an unknown placer", "[train][placement]") {
+  auto train = Synthetic(192, 1);
+  TrainOptions o = SmallRun("mlp");
+  o.devices = "tpu:3";
+  auto r = Train(o, train, nullptr);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("tpu:3"));
+  o.devices = "cpu:2";
+  o.placer = "clairvoyant";
+  r = Train(o, train, nullptr);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("clairvoyant"));
 }
 
 }  // namespace

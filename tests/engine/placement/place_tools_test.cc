@@ -1,11 +1,14 @@
 // The pieces `flowbench place` and the placer benchmark are made of: config files, the
 // --devices flag, the synthetic layered graph and the placer summaries.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "engine/framework/device.h"
 #include "engine/placement/device_config.h"
 #include "engine/placement/placement_report.h"
+#include "experiments/model_graph.h"
 #include "experiments/synthetic_graph.h"
 
 namespace fb {
@@ -32,7 +35,7 @@ TEST_CASE("The device and link config files in experiments/ parse", "[placement]
   CHECK(eth.default_link.latency_ns == 50000);
 }
 
-TEST_CASE("--devices cpu:N sets the number of CPU devices", "[placement][device_config]") {
+TEST_CASE("The --devices flag cpu:N sets the number of CPU devices", "[placement][device_config]") {
   DeviceOptions o;
   REQUIRE(ApplyDevicesFlag("cpu:4", &o).ok());
   CHECK(o.num_cpu_devices == 4);
@@ -51,6 +54,28 @@ TEST_CASE("--devices cpu:N sets the number of CPU devices", "[placement][device_
   CHECK((*mgr)->devices().size() >= 3);
 }
 
+// Runs every registered placer on `g`, checking each placement covers the graph.
+std::vector<PlacerRun> RunAllPlacers(const Graph& g, const CostModel& cost) {
+  std::vector<PlacerRun> runs;
+  for (const std::string& name : PlacerRegistry::Global()->Names()) {
+    auto run = EvaluatePlacer(g, cost, name);
+    INFO(name << ": " << run.status().ToString());
+    REQUIRE(run.ok());
+    int total = 0;
+    for (int n : run->prediction.num_nodes) total += n;
+    CHECK(total == g.num_nodes());
+    CHECK(run->prediction.step_ns > 0);
+    runs.push_back(std::move(*run));
+  }
+  return runs;
+}
+
+const PlacerRun& Find(const std::vector<PlacerRun>& runs, const std::string& placer) {
+  auto it = std::find_if(runs.begin(), runs.end(), [&](const PlacerRun& r) { return r.placer == placer; });
+  REQUIRE(it != runs.end());
+  return *it;
+}
+
 TEST_CASE("Placers on a synthetic layered graph: valid placements and summaries",
           "[placement][placer]") {
   SyntheticGraphOptions o;
@@ -61,30 +86,34 @@ TEST_CASE("Placers on a synthetic layered graph: valid placements and summaries"
   CHECK((*g)->num_nodes() == 1 + 30 * 21);
   auto cost = CostModel::Create(**g, LocalDevices("CPU", 4));
   REQUIRE(cost.ok());
-  std::vector<PlacerRun> runs;
-  for (const std::string& name : PlacerRegistry::Global()->Names()) {
-    auto run = EvaluatePlacer(**g, *cost, name);
-    INFO(name << ": " << run.status().ToString());
-    REQUIRE(run.ok());
-    int total = 0;
-    for (int n : run->prediction.num_nodes) total += n;
-    CHECK(total == (*g)->num_nodes());
-    CHECK(run->prediction.step_ns > 0);
-    runs.push_back(std::move(*run));
-  }
-  auto find = [&](const std::string& n) {
-    return *std::find_if(runs.begin(), runs.end(), [&](const PlacerRun& r) { return r.placer == n; });
-  };
+  std::vector<PlacerRun> runs = RunAllPlacers(**g, *cost);
   // Single device: nothing crosses; the cost-model placers do no worse than it.
-  CHECK(find("single").prediction.bytes_crossing == 0);
-  CHECK(find("greedy").prediction.step_ns <= find("single").prediction.step_ns);
-  CHECK(find("heft").prediction.step_ns <= find("single").prediction.step_ns);
-  nlohmann::json j = PlacerRunToJson(find("greedy"), *cost);
+  CHECK(Find(runs, "single").prediction.bytes_crossing == 0);
+  CHECK(Find(runs, "greedy").prediction.step_ns <= Find(runs, "single").prediction.step_ns);
+  CHECK(Find(runs, "heft").prediction.step_ns <= Find(runs, "single").prediction.step_ns);
+  nlohmann::json j = PlacerRunToJson(Find(runs, "greedy"), *cost);
   CHECK(j["placer"] == "greedy");
   CHECK(j["devices"].size() == 4);
-  CHECK(j["predicted_step_ns"].get<double>() == find("greedy").prediction.step_ns);
+  CHECK(j["predicted_step_ns"].get<double>() == Find(runs, "greedy").prediction.step_ns);
   std::string table = FormatPlacerRuns(runs, *cost);
   CHECK_THAT(table, Catch::Contains("round_robin") && Catch::Contains("step_ms(pred)"));
+}
+
+TEST_CASE("Placers on the LeNet training graph (flowbench place --model lenet)",
+          "[placement][placer]") {
+  auto m = experiments::BuildModelGraph("lenet", 32);
+  INFO(m.status().ToString());
+  REQUIRE(m.ok());
+  CHECK(m->feed_shapes.size() == 2);  // images [32,28,28,1] and labels
+  CostModelOptions copts;
+  copts.feed_shapes = m->feed_shapes;
+  auto cost = CostModel::Create(*m->graph, LocalDevices("CPU", 4), LinkSet(), copts);
+  INFO(cost.status().ToString());
+  REQUIRE(cost.ok());
+  std::vector<PlacerRun> runs = RunAllPlacers(*m->graph, *cost);
+  CHECK(Find(runs, "round_robin").prediction.bytes_crossing > 0);
+  CHECK(Find(runs, "greedy").prediction.step_ns <= Find(runs, "round_robin").prediction.step_ns);
+  CHECK_FALSE(experiments::BuildModelGraph("resnet", 32).ok());
 }
 
 }  // namespace

@@ -1,0 +1,26 @@
+#include "experiments/model_graph.h"
+
+#include "experiments/models.h"
+
+namespace fb::experiments {
+
+StatusOr<ModelGraph> BuildModelGraph(const std::string& model, int64_t batch) {
+  if (batch < 1) return InvalidArgument("batch size must be >= 1, got ", batch);
+  ModelOptions options;
+  options.batch_size = batch;
+  ASSIGN_OR_RETURN(Model m, BuildModel(model, options));
+  ModelGraph out;
+  ASSIGN_OR_RETURN(out.graph, Graph::FromGraphDef(m.scope.ToGraphDef()));
+  for (Node* n : out.graph->nodes()) {
+    if (n->op() != "Placeholder") continue;
+    TensorShape shape;
+    if (!GetNodeAttr(n->def().attrs, "shape", &shape).ok() || IsUnknownRank(shape)) continue;
+    for (int i = 0; i < shape.rank(); ++i) {
+      if (shape.dim_size(i) < 0) shape.set_dim(i, batch);
+    }
+    out.feed_shapes[n->name()] = shape;
+  }
+  return out;
+}
+
+}  // namespace fb::experiments

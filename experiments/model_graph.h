@@ -1,0 +1,23 @@
+#pragma once
+// A registered model (experiments/models.h) as a plain graph for tools that analyse graphs
+// without running them: the placers (`flowbench place`, benchmarks/placer_bench.cc) and the
+// simulator (`flowbench sim --model`). The model is built with Placeholder inputs, whose batch
+// dimension (-1) is set to `batch` in feed_shapes so that the cost model can infer every shape.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "engine/graph/graph.h"
+
+namespace fb::experiments {
+
+struct ModelGraph {
+  std::unique_ptr<Graph> graph;
+  std::map<std::string, TensorShape> feed_shapes;  // Placeholder name -> shape, batch filled in
+};
+
+// Errors: those of BuildModel (NotFound naming an unknown model and listing the known ones;
+// InvalidArgument for batch < 1) and of graph validation (naming the node).
+StatusOr<ModelGraph> BuildModelGraph(const std::string& model, int64_t batch);
+
+}  // namespace fb::experiments
