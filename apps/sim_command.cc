@@ -2,7 +2,7 @@
 //   flowbench sim (--graph G.json | --model NAME) --platform P.xml [--placer NAME]
 //                 [--schedule fifo|critical-path|alap-recv] [--replicas N] [--ps K]
 //                 [--mode sync|async|backup:B] [--compression on|off]
-//                 [--cost-model analytic|measured:TRACE.h5] [--steps S] [--concurrent-steps C]
+//                 [--cost-model analytic|measured:TRACE.h5|measured-mean:TRACE.h5] [--steps S] [--concurrent-steps C]
 //                 [--stragglers P:F] [--seed N] [--batch B] [--trace OUT.h5]
 //                 [--metrics-json FILE]
 #include <fstream>
@@ -55,7 +55,8 @@ Status RunSim(const SimFlags& f) {
   ASSIGN_OR_RETURN(sim::CostModelHandle costs, sim::MakeSimCosts(*graph.graph, graph.feed_shapes,
                                                                  f.cost_model));
   ASSIGN_OR_RETURN(sim::SimResult result, simulation.Run(*graph.graph, costs.costs, options));
-  const nlohmann::json metrics = sim::MetricsJson(simulation, result, options, costs.description);
+  nlohmann::json metrics = sim::MetricsJson(simulation, result, options, costs.description);
+  sim::AddValidation(costs.measured_step_s, &metrics);
   std::cout << sim::FormatSummary(metrics);
   if (!f.metrics_json.empty()) {
     std::ofstream out(f.metrics_json);
@@ -92,7 +93,7 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
   cmd->add_option("--mode", f.mode, "sync | async | backup:B")->capture_default_str();
   cmd->add_option("--compression", f.compression, "on | off (lossy 16-bit transfers)")
       ->capture_default_str();
-  cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5")->capture_default_str();
+  cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (per-node medians) | measured-mean:TRACE.h5")->capture_default_str();
   cmd->add_option("--steps", f.steps, "Steps to simulate")->capture_default_str();
   cmd->add_option("--concurrent-steps", f.concurrent_steps, "Steps in flight per replica")
       ->capture_default_str();

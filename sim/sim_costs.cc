@@ -58,14 +58,19 @@ StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
   CostModelOptions options;
   options.feed_shapes = feed_shapes;
   h.description = spec;
-  if (spec.rfind("measured:", 0) == 0) {
-    const std::string path = spec.substr(9);
+  const bool mean = spec.rfind("measured-mean:", 0) == 0;
+  if (mean || spec.rfind("measured:", 0) == 0) {
+    const std::string path = spec.substr(spec.find(':') + 1);
     ASSIGN_OR_RETURN(Trace trace, TraceReader::Open(path));
-    auto measured = std::make_shared<MeasuredCosts>(MeasuredCosts::FromTrace(trace));
-    h.description = "measured:" + path + " (" + std::to_string(measured->size()) + " nodes)";
+    auto measured = std::make_shared<MeasuredCosts>(MeasuredCosts::FromTrace(
+        trace, mean ? MeasuredCosts::Statistic::kMean : MeasuredCosts::Statistic::kMedian));
+    h.description = spec + " (" + std::to_string(measured->size()) + " nodes)";
     h.measured = measured;
+    for (const StepRecord& r : trace.steps)
+      h.measured_step_s.push_back(static_cast<double>(r.end_ns - r.start_ns) * 1e-9);
   } else if (spec != "analytic") {
-    return InvalidArgument("--cost-model must be analytic or measured:TRACE.h5, got '", spec, "'");
+    return InvalidArgument("--cost-model must be analytic, measured:TRACE.h5 or "
+                           "measured-mean:TRACE.h5, got '", spec, "'");
   }
   ASSIGN_OR_RETURN(CostModel model, CostModel::Create(g, DeviceSet{DeviceDesc{}}, {}, options));
   auto cm = std::make_shared<const CostModel>(std::move(model));
@@ -74,7 +79,7 @@ StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
   auto measured = h.measured;
   h.costs.compute_s = [cm, graph, measured](const Node& n, const DeviceDesc& d) {
     if (measured) {
-      const double ns = measured->MeanNs(n.name(), d.type);
+      const double ns = measured->DurationNs(n.name(), d.type);
       if (ns >= 0) return ns * 1e-9;
     }
     const Node* orig = graph->FindNode(n.name());

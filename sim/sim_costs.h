@@ -3,9 +3,11 @@
 // synthetic generator) and the node costs, from the shared cost model of whitepaper 3.2.1
 // (engine/placement/cost_model.h), the same one the placers use:
 //   "analytic"            roofline estimate per op and device (FLOPs, bytes, launch overhead)
-//   "measured:TRACE.h5"   per-node mean durations of an earlier real run (engine/trace), by node
-//                         name and device type; nodes missing from the trace fall back to the
-//                         analytic estimate.
+//   "measured:TRACE.h5"   per-node median durations of an earlier real run (engine/trace), by
+//                         node name and device type; nodes missing from the trace fall back to
+//                         the analytic estimate. Predicts the median step.
+//   "measured-mean:TRACE.h5"  the same with per-node means (predicts the mean step, preempted
+//                         executions of a shared machine included).
 // Transfer bytes are the cost model's output sizes (whole-graph shape refinement).
 #include <map>
 #include <memory>
@@ -33,10 +35,13 @@ struct CostModelHandle {
   std::string description;  // "analytic" or "measured:PATH (N nodes measured)"
   std::shared_ptr<const CostModel> model;
   std::shared_ptr<const MeasuredCosts> measured;
+  // Measured mode: the real run's step times (end - start of its traced steps, seconds), what
+  // `flowbench sim` reports the prediction against.
+  std::vector<double> measured_step_s;
 };
 
 // Builds SimCosts for nodes of `g` or of any clone of it (nodes are matched by name). `spec` is
-// "analytic" or "measured:TRACE.h5". Errors: InvalidArgument for another spec; those of
+// "analytic", "measured:TRACE.h5" or "measured-mean:TRACE.h5". Errors: InvalidArgument for another spec; those of
 // CostModel::Create (naming the node) and TraceReader::Open (naming the file).
 StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
                                        const std::map<std::string, TensorShape>& feed_shapes,

@@ -1,5 +1,7 @@
 #include "sim/sim_metrics.h"
 
+#include <algorithm>
+#include <numeric>
 #include <sstream>
 
 namespace fb::sim {
@@ -54,6 +56,20 @@ nlohmann::json MetricsJson(const Simulation& sim, const SimResult& r, const SimR
   return j;
 }
 
+void AddValidation(const std::vector<double>& measured_step_s, nlohmann::json* metrics) {
+  if (measured_step_s.empty()) return;
+  std::vector<double> v = measured_step_s;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  const double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(n);
+  const double predicted = (*metrics)["median_step_time_s"].get<double>();
+  (*metrics)["validation"] = {{"measured_steps", n},
+                              {"measured_median_step_time_s", median},
+                              {"measured_mean_step_time_s", mean},
+                              {"error_median", predicted / median - 1}};
+}
+
 std::string FormatSummary(const nlohmann::json& m) {
   std::ostringstream s;
   s << "predicted median step time: " << m["median_step_time_s"].get<double>() * 1e3 << " ms over "
@@ -63,6 +79,13 @@ std::string FormatSummary(const nlohmann::json& m) {
     << " bytes) in " << m["wall_s"].get<double>() << " s wall after "
     << m["prepare_wall_s"].get<double>() << " s of placement and partitioning ("
     << m["node_executions_per_wall_s"].get<double>() << " node executions/s)\n";
+  if (m.contains("validation")) {
+    const auto& v = m["validation"];
+    s << "measured in the trace: median step " << v["measured_median_step_time_s"].get<double>() * 1e3
+      << " ms (mean " << v["measured_mean_step_time_s"].get<double>() * 1e3 << " ms) over "
+      << v["measured_steps"].get<size_t>() << " steps; prediction error "
+      << v["error_median"].get<double>() * 100 << " % (median)\n";
+  }
   size_t shown = 0;
   for (const auto& d : m["devices"]) {
     if (++shown > 8) {

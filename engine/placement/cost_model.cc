@@ -1,6 +1,7 @@
 #include "engine/placement/cost_model.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "engine/trace/trace_reader.h"
 
@@ -8,19 +9,34 @@ namespace fb {
 
 void MeasuredCosts::Add(const std::string& node, const std::string& device_type,
                         double duration_ns) {
-  auto& [sum, count] = sums_[{node, device_type}];
-  sum += duration_ns;
-  ++count;
+  Key key{node, device_type};
+  samples_[key].push_back(duration_ns);
+  summary_.erase(key);
 }
 
-double MeasuredCosts::MeanNs(const std::string& node, const std::string& device_type) const {
-  auto it = sums_.find({node, device_type});
-  if (it == sums_.end() || it->second.second == 0) return -1;
-  return it->second.first / static_cast<double>(it->second.second);
+double MeasuredCosts::Compute(const std::vector<double>& samples) const {
+  std::vector<double> v = samples;
+  if (statistic_ == Statistic::kMean)
+    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  const auto mid = static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  if (v.size() % 2) return v[static_cast<size_t>(mid)];
+  return (*std::max_element(v.begin(), v.begin() + mid) + v[static_cast<size_t>(mid)]) / 2;
 }
 
-MeasuredCosts MeasuredCosts::FromTrace(const Trace& trace) {
-  MeasuredCosts m;
+void MeasuredCosts::Summarize() {
+  for (const auto& [key, samples] : samples_) summary_[key] = Compute(samples);
+}
+
+double MeasuredCosts::DurationNs(const std::string& node, const std::string& device_type) const {
+  Key key{node, device_type};
+  if (auto it = summary_.find(key); it != summary_.end()) return it->second;
+  auto it = samples_.find(key);
+  return it == samples_.end() || it->second.empty() ? -1 : Compute(it->second);
+}
+
+MeasuredCosts MeasuredCosts::FromTrace(const Trace& trace, Statistic statistic) {
+  MeasuredCosts m(statistic);
   for (const EventRecord& e : trace.events) {
     if (e.kind == static_cast<int32_t>(EventKind::kMemcpy)) continue;
     const std::string& node = trace.str(e.node);
@@ -29,6 +45,7 @@ MeasuredCosts MeasuredCosts::FromTrace(const Trace& trace) {
     const std::string& type = trace.str(trace.devices[static_cast<size_t>(e.device)].type);
     m.Add(node, type, static_cast<double>(e.end_ns - e.start_ns));
   }
+  m.Summarize();
   return m;
 }
 
@@ -65,7 +82,7 @@ void CostModel::Estimate(const Node& n, const CostModelOptions& options) {
     c.output_bytes.push_back(EstimatedBytes(n.output_type(i), outs[i], options.unknown_dim));
   c.work = EstimateOpWork(n, shapes_.inputs(n), outs, options.unknown_dim);
   for (const DeviceDesc& d : devices_) {
-    double measured = options.measured ? options.measured->MeanNs(n.name(), d.type) : -1;
+    double measured = options.measured ? options.measured->DurationNs(n.name(), d.type) : -1;
     c.measured.push_back(measured >= 0);
     c.compute_ns.push_back(measured >= 0 ? measured : AnalyticComputeNs(c.work, d));
   }

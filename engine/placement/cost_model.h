@@ -31,18 +31,30 @@ namespace fb {
 
 struct Trace;
 
-// Per-node durations measured in a trace: mean (end_ns - start_ns) of compute, send and recv
-// events, keyed by (node name, device type).
+// Per-node durations measured in a trace: (end_ns - start_ns) of compute, send and recv events,
+// keyed by (node name, device type), summarised by their median (default: robust to the
+// preempted executions of a shared machine, so the sum over a step's nodes predicts the median
+// step) or their mean (predicts the mean step, outliers included).
 class MeasuredCosts {
  public:
-  static MeasuredCosts FromTrace(const Trace& trace);
-  // Mean duration in ns, or a negative value when the trace has no such event.
-  double MeanNs(const std::string& node, const std::string& device_type) const;
+  enum class Statistic { kMedian, kMean };
+  static MeasuredCosts FromTrace(const Trace& trace, Statistic statistic = Statistic::kMedian);
+  explicit MeasuredCosts(Statistic statistic = Statistic::kMedian) : statistic_(statistic) {}
+  // The statistic of the node's durations in ns, or a negative value when the trace has no
+  // such event. O(log nodes) after Summarize, else O(samples of the node).
+  double DurationNs(const std::string& node, const std::string& device_type) const;
   void Add(const std::string& node, const std::string& device_type, double duration_ns);
-  size_t size() const { return sums_.size(); }
+  // Computes every node's statistic once (FromTrace does; call it after a series of Add).
+  void Summarize();
+  size_t size() const { return samples_.size(); }
+  Statistic statistic() const { return statistic_; }
 
  private:
-  std::map<std::pair<std::string, std::string>, std::pair<double, int64_t>> sums_;
+  using Key = std::pair<std::string, std::string>;  // (node, device type)
+  double Compute(const std::vector<double>& samples) const;
+  Statistic statistic_;
+  std::map<Key, std::vector<double>> samples_;
+  std::map<Key, double> summary_;
 };
 
 struct CostModelOptions {

@@ -153,9 +153,24 @@ TEST_CASE("Cost model: measured mode reads node durations from an HDF5 trace",
   opts.measured = std::make_shared<MeasuredCosts>(MeasuredCosts::FromTrace(*trace));
   CostModel m = MakeModel(*root.graph(), {SlowDevice(cpu0)}, {}, opts);
   CHECK(m.IsMeasured(*mm.node(), 0));
-  CHECK(m.ComputeNs(*mm.node(), 0) == Approx(12000));  // the mean of 10 and 14 us
+  CHECK(m.ComputeNs(*mm.node(), 0) == Approx(12000));  // the median of 10 and 14 us
   CHECK_FALSE(m.IsMeasured(*neg.node(), 0));
   CHECK(m.ComputeNs(*neg.node(), 0) == Approx(AnalyticComputeNs(m.Work(*neg.node()), SlowDevice(cpu0))));
+}
+
+TEST_CASE("Measured costs: per-node median by default, mean on request", "[placement][cost_model]") {
+  MeasuredCosts median, mean(MeasuredCosts::Statistic::kMean);
+  for (double ns : {10.0, 100.0, 11.0}) {  // one preempted execution
+    median.Add("n", "CPU", ns);
+    mean.Add("n", "CPU", ns);
+  }
+  CHECK(median.DurationNs("n", "CPU") == 11.0);
+  CHECK(mean.DurationNs("n", "CPU") == Approx(121.0 / 3));
+  median.Add("n", "CPU", 12.0);
+  median.Summarize();
+  CHECK(median.DurationNs("n", "CPU") == 11.5);  // even count: the mean of the middle two
+  CHECK(median.DurationNs("n", "GPU") < 0);
+  CHECK(median.DurationNs("other", "CPU") < 0);
 }
 
 TEST_CASE("Device config files: count expansion, links and errors naming the entry",
