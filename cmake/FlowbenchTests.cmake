@@ -13,8 +13,14 @@ target_compile_definitions(flowbench_tests PRIVATE
 # Command-line tests run the flowbench binary (FB_BINARY_DIR/flowbench).
 add_dependencies(flowbench_tests flowbench)
 catch_discover_tests(flowbench_tests
+  TEST_SPEC "~[serial]"
   WORKING_DIRECTORY ${PROJECT_BINARY_DIR}
   PROPERTIES TIMEOUT 600)
+# Tests tagged [serial] measure time on this machine (the simulator's validation against a real
+# run): CTest runs them alone, so that parallel tests do not preempt what they measure.
+add_test(NAME serial_timing_tests COMMAND flowbench_tests "[serial]"
+  WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+set_tests_properties(serial_timing_tests PROPERTIES RUN_SERIAL TRUE TIMEOUT 600)
 
 if(TARGET fb_mpi)
   include(${PROJECT_SOURCE_DIR}/cmake/mpi_tests.cmake)
@@ -24,3 +30,11 @@ endif()
 foreach(example ${FB_EXAMPLES})
   add_test(NAME example_${example} COMMAND ${example})
 endforeach()
+
+# CTest reads discovered test names as a CMake list: a ';' splits a name and an unbalanced '['
+# merges the following names into one entry (so those tests silently stop running one by one);
+# a leading '-' is read as a Catch option. Fail on any such TEST_CASE name.
+add_test(NAME test_names_are_ctest_safe
+  COMMAND sh -c "$<TARGET_FILE:flowbench_tests> --list-test-names-only | awk '\
+    /^[^ ]/ && (index($0, \";\") || substr($0, 1, 1) == \"-\" || gsub(/\\[/, \"[\") != gsub(/\\]/, \"]\")) \
+    { print \"unsafe test name: \" $0; bad = 1 } END { exit bad }'")

@@ -114,6 +114,11 @@ void ConstrainForParameterServers(Graph* g, int num_ps) {
   for (Node* n : g->nodes()) {
     if (!n->requested_device().empty()) continue;
     const bool is_variable = n->num_outputs() > 0 && n->output_is_ref(0) && n->num_inputs() == 0;
+    // Ops that update a variable through a ref input (ApplyGradientDescent, Assign) are
+    // colocated with it by the placer (4.3): they follow their variable to its PS.
+    bool updates_variable = false;
+    for (int i = 0; i < n->num_inputs(); ++i) updates_variable |= n->input_is_ref(i);
+    if (updates_variable) continue;
     n->mutable_def()->device =
         is_variable ? "/job:ps/task:" + std::to_string(next++ % num_ps) : "/job:worker";
   }

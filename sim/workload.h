@@ -70,8 +70,8 @@ StatusOr<RoleAssignment> AssignRoles(const std::vector<SimDevice>& platform,
                                      const WorkloadOptions& options);
 
 // Sets requested devices for data parallelism with parameter servers (round-robin Variables,
-// the rest on /job:worker); a no-op without parameter servers. Nodes with a requested device
-// keep it.
+// ops updating them through ref inputs left to colocation, the rest on /job:worker); a no-op
+// without parameter servers. Nodes with a requested device keep it.
 void ConstrainForParameterServers(Graph* g, int num_ps);
 
 }  // namespace fb::sim

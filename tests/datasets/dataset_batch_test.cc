@@ -125,7 +125,7 @@ TEST_CASE("DatasetBatch errors name the dataset and the node", "[datasets]") {
                                           "step needs (batch_size 4 x num_shards 1)"));
 }
 
-TEST_CASE("DatasetBatch shapes: [batch, image_shape] and [batch]; bad attrs fail", "[datasets]") {
+TEST_CASE("DatasetBatch shapes: [batch, image_shape] and [batch], bad attrs fail", "[datasets]") {
   AttrMap attrs = {{"dataset", "x"}, {"batch_size", int64_t{5}},
                    {"image_shape", std::vector<int64_t>{28, 28, 1}}};
   auto shapes = test::InferShapes("DatasetBatch", attrs, {TensorShape{}});

@@ -140,7 +140,7 @@ TEST_CASE("Placers respect per-device memory limits", "[placement][placer]") {
   CHECK_THAT(p.status().message(), Catch::Contains("'w1'") && Catch::Contains("4000 bytes"));
 }
 
-TEST_CASE("Greedy spreads independent chains; single and greedy step times by hand",
+TEST_CASE("Greedy spreads independent chains: single and greedy step times by hand",
           "[placement][placer][greedy]") {
   Scope root = TwoChains();
   const Graph& g = *root.graph();

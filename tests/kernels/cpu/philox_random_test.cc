@@ -53,7 +53,7 @@ TEST_CASE("TensorFlow seeding puts seed in the key and seed2 in the counter", "[
   CHECK(seeded() == explicit_state());
 }
 
-TEST_CASE("Bits map to [0, 1) uniforms and Box-Muller normals", "[array][random]") {
+TEST_CASE("Bits map to uniforms on the unit interval and Box-Muller normals", "[array][random]") {
   CHECK(Uint32ToFloat(0) == 0.0f);
   CHECK(Uint32ToFloat(0xffffffff) == 1.0f - std::ldexp(1.0f, -23));
   CHECK(Uint32ToFloat(0x400000) == 0.5f);

@@ -40,7 +40,7 @@ Tensor Draw(const std::string& op, DataType dtype, int64_t n, int64_t seed, int 
   return RunScope(root, {ops::RandomOp(root, op, {n}, dtype, seed, 0)}, {}, threads)[0];
 }
 
-TEST_CASE("RandomUniform is uniform on [0, 1): mean 1/2, std 1/sqrt(12)", "[array][random]") {
+TEST_CASE("RandomUniform is uniform on the unit interval: mean 1/2, std 1/sqrt(12)", "[array][random]") {
   for (DataType dt : {DataType::kFloat, DataType::kDouble}) {
     Moments m = MomentsOf(Draw("RandomUniform", dt, 100000, 11));
     CHECK(m.min >= 0.0);
