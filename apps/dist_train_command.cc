@@ -37,7 +37,8 @@ Status RunUnderMpi(const mpi::DistTrainOptions& o) {
 
 FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
   auto* cmd = app->add_subcommand("dist-train", "Data-parallel training over MPI (run under mpirun)");
-  auto* o = new mpi::DistTrainOptions;
+  static mpi::DistTrainOptions options;
+  auto* o = &options;
   cmd->add_option("--cluster", o->cluster, "Jobs in rank order, e.g. ps=1,worker=3");
   cmd->add_option("--mode", o->mode, "sync | async | backup | allreduce")->capture_default_str();
   cmd->add_option("--steps", o->steps, "Training steps")->capture_default_str();
@@ -58,8 +59,10 @@ FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
 
 FB_REGISTER_COMMAND("supervise", [](CLI::App* app) {
   auto* cmd = app->add_subcommand("supervise", "Run a command; relaunch it with --resume when it fails");
-  auto* o = new mpi::SupervisorOptions;
-  auto* command = new std::vector<std::string>;
+  static mpi::SupervisorOptions options;
+  static std::vector<std::string> command_line;
+  auto* o = &options;
+  auto* command = &command_line;
   cmd->add_option("--max-restarts", o->max_restarts, "Relaunches before giving up")->capture_default_str();
   cmd->add_option("--resume-flag", o->resume_flag, "Flag appended on relaunch")->capture_default_str();
   cmd->add_option("command", *command, "The command, after --")->required();

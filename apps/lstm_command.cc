@@ -23,7 +23,8 @@ void Run(const experiments::LstmLmConfig& config) {
 }
 
 FB_REGISTER_COMMAND("lstm", [](CLI::App* app) {
-  auto* config = new experiments::LstmLmConfig;
+  static experiments::LstmLmConfig lstm_config;
+  auto* config = &lstm_config;
   auto* cmd = app->add_subcommand("lstm", "Train the char-level LSTM language model (WhileLoop)");
   cmd->add_option("--corpus", config->corpus_dir, "Directory of text files")->capture_default_str();
   cmd->add_option("--steps", config->steps, "Adam steps")->capture_default_str();

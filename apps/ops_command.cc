@@ -29,7 +29,8 @@ void ListOps(bool include_internal) {
 
 FB_REGISTER_COMMAND("ops", [](CLI::App* app) {
   auto* cmd = app->add_subcommand("ops", "List registered ops, their devices, dtypes and gradients");
-  auto* internal = new bool(false);
+  static bool include_internal = false;
+  auto* internal = &include_internal;
   cmd->add_flag("--internal", *internal, "Include internal ops (_Send, _Recv, _Feed, ...)");
   cmd->callback([internal]() { ListOps(*internal); });
 });

@@ -1,5 +1,13 @@
 # MPI tests: tests/mpi/*_test.cc with their own main (tests/mpi/mpi_test_main.cc), registered as
 # CTest entries that launch the executable under mpirun with 2, 3 and 4 ranks.
+# Open MPI leaks at MPI_Finalize in its dlopen'ed components (frames LeakSanitizer cannot name, so
+# not suppressible): under FLOWBENCH_SANITIZE the MPI tests keep AddressSanitizer's memory-error
+# checks and UBSan but not leak detection.
+set(FB_MPI_TEST_ENV "OMPI_ALLOW_RUN_AS_ROOT=1" "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+if(FLOWBENCH_SANITIZE)
+  list(APPEND FB_MPI_TEST_ENV "ASAN_OPTIONS=detect_leaks=0")
+endif()
+
 file(GLOB MPI_TEST_SRCS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/mpi/*_test.cc)
 if(MPI_TEST_SRCS)
   add_executable(flowbench_mpi_tests ${PROJECT_SOURCE_DIR}/tests/mpi/mpi_test_main.cc ${MPI_TEST_SRCS})
@@ -11,7 +19,7 @@ if(MPI_TEST_SRCS)
              COMMAND ${FB_MPIRUN} -np ${np} $<TARGET_FILE:flowbench_mpi_tests>
              WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
     set_tests_properties(mpi_np${np} PROPERTIES TIMEOUT 600 PROCESSORS 2
-                         ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+                         ENVIRONMENT "${FB_MPI_TEST_ENV}")
   endforeach()
 endif()
 
@@ -28,4 +36,4 @@ add_test(NAME mpi_train_undisturbed
          COMMAND sh -c "${FB_MPIRUN_LINE} -np 3 $<TARGET_FILE:flowbench> ${FB_DIST_TRAIN_ARGS}"
          WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
 set_tests_properties(mpi_fault_tolerance mpi_train_undisturbed PROPERTIES TIMEOUT 300 PROCESSORS 2
-                     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+                     ENVIRONMENT "${FB_MPI_TEST_ENV}")

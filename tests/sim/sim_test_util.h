@@ -1,8 +1,15 @@
 #pragma once
-// Helpers for simulator tests: graphs from JSON, hand-given costs by node name, platform paths.
+// Helpers for simulator tests: graphs from JSON, hand-given costs by node name, platform paths,
+// simulations in child processes.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "sim/simulator.h"
 #include "tests/test_util.h"
@@ -34,6 +41,51 @@ inline SimCosts TableCosts(std::map<std::string, double> seconds,
     return it == bytes.end() ? 0 : it->second;
   };
   return c;
+}
+
+// Runs `run` (which creates its own Simulation) in a child process and returns its step times,
+// transfers and wire bytes (the other SimResult fields stay empty). SimGrid 3.32 supports one
+// engine per process: a second one can crash in EngineImpl::presolve while loading its platform
+// (seen under AddressSanitizer), so a test comparing several simulations runs each in a child.
+// `run` must not use Catch assertions (they would fire in the child).
+inline StatusOr<SimResult> RunSimInChild(const std::function<StatusOr<SimResult>()>& run) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    nlohmann::json j;
+    StatusOr<SimResult> r = run();
+    if (r.ok()) {
+      j = {{"step_times_s", r->step_times_s}, {"transfers", r->transfers}, {"wire_bytes", r->wire_bytes}};
+    } else {
+      j = {{"error", r.status().ToString()}};
+    }
+    const std::string out = j.dump();
+    for (size_t done = 0; done < out.size();) {
+      const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
+      if (n <= 0) _exit(1);
+      done += static_cast<size_t>(n);
+    }
+    _exit(0);  // no atexit handlers, no Catch reporting in the child
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  INFO("child exit status " << status << ", output: " << text);
+  REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  const nlohmann::json j = nlohmann::json::parse(text);
+  if (j.contains("error")) return Internal(j["error"].get<std::string>());
+  SimResult r;
+  r.step_times_s = j["step_times_s"].get<std::vector<double>>();
+  r.transfers = j["transfers"].get<int64_t>();
+  r.wire_bytes = j["wire_bytes"].get<int64_t>();
+  return r;
 }
 
 inline const char* kScalarConst =

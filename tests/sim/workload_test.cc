@@ -68,13 +68,15 @@ TEST_CASE("Async data parallelism: replicas update independently and share the P
 
 TEST_CASE("Stragglers slow sync steps while async and backup workers hide them", "[sim]") {
   auto median = [](SyncMode mode, int backup) {
-    Simulation sim;
     WorkloadOptions w = ThreeReplicas(mode, 12);
     w.backup_workers = backup;
     w.straggler_probability = 0.3;
     w.straggler_slowdown = 4;
     w.seed = 7;
-    auto r = RunToy(w, &sim);
+    auto r = test::RunSimInChild([&] {
+      Simulation sim;
+      return RunToy(w, &sim);
+    });
     INFO(r.status().ToString());
     REQUIRE(r.ok());
     return r->MedianStepTime();
@@ -91,10 +93,12 @@ TEST_CASE("Stragglers slow sync steps while async and backup workers hide them",
 TEST_CASE("Compression halves the bytes on the wire", "[sim]") {
   SimResult plain, compressed;
   for (bool on : {false, true}) {
-    Simulation sim;
     WorkloadOptions w = ThreeReplicas(SyncMode::kSync, 1);
     w.compression = on;
-    auto r = RunToy(w, &sim);
+    auto r = test::RunSimInChild([&] {
+      Simulation sim;
+      return RunToy(w, &sim);
+    });
     INFO(r.status().ToString());
     REQUIRE(r.ok());
     (on ? compressed : plain) = *r;
