@@ -1,5 +1,6 @@
 #include "experiments/model_graph.h"
 
+#include "engine/runtime/subgraph.h"
 #include "experiments/models.h"
 
 namespace fb::experiments {
@@ -11,6 +12,15 @@ StatusOr<ModelGraph> BuildModelGraph(const std::string& model, int64_t batch) {
   ASSIGN_OR_RETURN(Model m, BuildModel(model, options));
   ModelGraph out;
   ASSIGN_OR_RETURN(out.graph, Graph::FromGraphDef(m.scope.ToGraphDef()));
+  // One training step: what the train op and the loss need (no initializers, no metrics).
+  std::vector<Node*> roots;
+  for (const std::string& name : {m.train_op, m.loss}) {
+    ASSIGN_OR_RETURN(TensorId id, ParseTensorId(name));
+    Node* n = out.graph->FindNode(id.node);
+    if (n == nullptr) return Internal("model '", model, "' has no node '", id.node, "'");
+    roots.push_back(n);
+  }
+  PruneForTargets(out.graph.get(), roots);
   for (Node* n : out.graph->nodes()) {
     if (n->op() != "Placeholder") continue;
     TensorShape shape;

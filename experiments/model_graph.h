@@ -1,8 +1,10 @@
 #pragma once
 // A registered model (experiments/models.h) as a plain graph for tools that analyse graphs
 // without running them: the placers (`flowbench place`, benchmarks/placer_bench.cc) and the
-// simulator (`flowbench sim --model`). The model is built with Placeholder inputs, whose batch
-// dimension (-1) is set to `batch` in feed_shapes so that the cost model can infer every shape.
+// simulator (`flowbench sim --model`): one training step, i.e. the nodes the train op and the
+// loss depend on (initializers and metrics pruned). The model is built with Placeholder inputs,
+// whose batch dimension (-1) is set to `batch` in feed_shapes so that the cost model can infer
+// every shape.
 #include <map>
 #include <memory>
 #include <string>
