@@ -28,6 +28,19 @@ void AddReads(const Scope& root, const DataParallelGraph& g) {
   ops::Identity(root.WithOpName("read_b").WithDevice(g.vars[1].node()->requested_device()), g.vars[1]);
 }
 
+// A master of `cluster` running `root`'s graph (plus read_W/read_b), variables initialised.
+std::unique_ptr<Master> InitializedMaster(const ClusterSpec& cluster, const Scope& root,
+                                          const DataParallelGraph& g) {
+  AddReads(root, g);
+  REQUIRE(root.ok());
+  auto master = Master::Create(cluster);
+  REQUIRE(master.ok());
+  REQUIRE((*master)->Extend(root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  REQUIRE((*master)->Run({}, {}, {g.init}, &out).ok());
+  return std::move(*master);
+}
+
 // Trains the model in one process for `steps` steps, step s on rows [0, rows) of step s, or on the
 // rows of the replicas in `replicas_of_step(s)` when given; returns {W, b}.
 std::vector<Tensor> SingleProcess(const LinearRegression& model, int steps, int rows) {
@@ -65,28 +78,23 @@ TEST_CASE("Synchronous replication with a parameter server equals one large batc
   Scope root = Scope::NewRootScope();
   DataParallelGraph g = BuildSyncReplicas(root, model.Fns(), JobDevices("worker", replicas),
                                           JobDevices("ps", 1), kLearningRate);
-  AddReads(root, g);
-  REQUIRE(root.ok());
-  auto master = Master::Create(cluster);
-  REQUIRE(master.ok());
-  REQUIRE((*master)->Extend(root.ToGraphDef()).ok());
+  std::unique_ptr<Master> master = InitializedMaster(cluster, root, g);
   std::vector<Tensor> out;
-  REQUIRE((*master)->Run({}, {}, {g.init}, &out).ok());
   for (int s = 0; s < steps; ++s) {
     std::vector<Master::NamedTensor> feeds;
     for (int r = 0; r < replicas; ++r) {
       auto f = model.Feeds(r, model.Batch(s, r * kRowsPerReplica, (r + 1) * kRowsPerReplica));
       feeds.insert(feeds.end(), f.begin(), f.end());
     }
-    Status st = (*master)->Run(feeds, {}, {"train"}, &out);
+    Status st = master->Run(feeds, {}, {"train"}, &out);
     INFO(st.ToString());
     REQUIRE(st.ok());
   }
-  auto got = ReadVars(master->get());
+  auto got = ReadVars(master.get());
   auto want = SingleProcess(model, steps, replicas * kRowsPerReplica);
   test::ExpectClose(got[0], want[0], 1e-5, 1e-6);
   test::ExpectClose(got[1], want[1], 1e-5, 1e-6);
-  (*master)->Shutdown();
+  master->Shutdown();
 }
 
 TEST_CASE("Asynchronous replication converges", "[mpi][dataparallel]") {
@@ -100,20 +108,15 @@ TEST_CASE("Asynchronous replication converges", "[mpi][dataparallel]") {
   Scope root = Scope::NewRootScope();
   DataParallelGraph g = BuildAsyncReplicas(root, model.Fns(), JobDevices("worker", replicas),
                                            JobDevices("ps", 1), kLearningRate);
-  AddReads(root, g);
-  REQUIRE(root.ok());
-  auto master = Master::Create(cluster);
-  REQUIRE(master.ok());
-  REQUIRE((*master)->Extend(root.ToGraphDef()).ok());
+  std::unique_ptr<Master> master = InitializedMaster(cluster, root, g);
   std::vector<Tensor> out;
-  REQUIRE((*master)->Run({}, {}, {g.init}, &out).ok());
-  auto initial = ReadVars(master->get());
-  Status s = AsyncTrain(master->get(), g, steps, [&](int r, int64_t step) {
+  auto initial = ReadVars(master.get());
+  Status s = AsyncTrain(master.get(), g, steps, [&](int r, int64_t step) {
     return model.Feeds(r, model.Batch(step, r * kRowsPerReplica, (r + 1) * kRowsPerReplica));
   });
   INFO(s.ToString());
   REQUIRE(s.ok());
-  auto final_vars = ReadVars(master->get());
+  auto final_vars = ReadVars(master.get());
   auto held_out = model.Batch(1000, 0, 256);
   double before = model.Loss(initial[0], initial[1], held_out);
   double after = model.Loss(final_vars[0], final_vars[1], held_out);
@@ -121,7 +124,7 @@ TEST_CASE("Asynchronous replication converges", "[mpi][dataparallel]") {
   // The training issue's band for this model: at least a 10x lower loss after 30 steps per
   // replica at learning rate 0.1 (the single-process run gets there in fewer than 30 steps).
   CHECK(after < before / 10);
-  (*master)->Shutdown();
+  master->Shutdown();
 }
 
 TEST_CASE("Backup workers: the first N gradients of each step are applied, the straggler's dropped",
@@ -140,15 +143,10 @@ TEST_CASE("Backup workers: the first N gradients of each step are applied, the s
   Scope root = Scope::NewRootScope();
   DataParallelGraph g = BuildBackupReplicas(root, model.Fns(), JobDevices("worker", replicas),
                                             JobDevices("ps", 1), n, kLearningRate);
-  AddReads(root, g);
-  REQUIRE(root.ok());
-  auto master = Master::Create(cluster);
-  REQUIRE(master.ok());
-  REQUIRE((*master)->Extend(root.ToGraphDef()).ok());
+  std::unique_ptr<Master> master = InitializedMaster(cluster, root, g);
   std::vector<Tensor> out;
-  REQUIRE((*master)->Run({}, {}, {g.init}, &out).ok());
   {
-    BackupWorkerTrainer trainer(master->get(), g, n, [&](int r, int64_t step) {
+    BackupWorkerTrainer trainer(master.get(), g, n, [&](int r, int64_t step) {
       return model.Feeds(r, model.Batch(step, r * kRowsPerReplica, (r + 1) * kRowsPerReplica));
     });
     for (int s = 0; s < steps; ++s) {
@@ -161,11 +159,11 @@ TEST_CASE("Backup workers: the first N gradients of each step are applied, the s
     REQUIRE(trainer.Drain().ok());
   }
   // Equivalent to synchronous training on the first n replicas' rows.
-  auto got = ReadVars(master->get());
+  auto got = ReadVars(master.get());
   auto want = SingleProcess(model, steps, n * kRowsPerReplica);
   test::ExpectClose(got[0], want[0], 1e-5, 1e-6);
   test::ExpectClose(got[1], want[1], 1e-5, 1e-6);
-  (*master)->Shutdown();
+  master->Shutdown();
 }
 
 TEST_CASE("Allreduce synchronous training equals one large batch", "[mpi][dataparallel][allreduce]") {
