@@ -287,13 +287,7 @@ Status Master::Run(const std::vector<NamedTensor>& feeds, const std::vector<std:
   }
   ++steps_run_;
   RETURN_IF_ERROR(status);
-  outputs->clear();
-  for (size_t i = 0; i < fetches.size(); ++i) {
-    if (!frame.IsRetvalSet(i))
-      return InvalidArgument("fetch '", fetches[i], "' produced no value (it is on an untaken branch)");
-    outputs->push_back(frame.retvals()[i]);
-  }
-  return Status::OK();
+  return frame.TakeFetches(fetches, outputs);
 }
 
 Status Master::CheckHealth() {

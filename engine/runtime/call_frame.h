@@ -2,6 +2,7 @@
 // CallFrame: how a Session hands feeds to a step and collects fetches (whitepaper 4.2). The feed
 // rewrite replaces each fed tensor by a _Feed node reading args[i]; each fetch gets a _Fetch node
 // writing retvals[i]. Thread-safe for distinct indices.
+#include <string>
 #include <vector>
 
 #include "engine/framework/tensor.h"
@@ -24,6 +25,17 @@ class CallFrame {
   }
   bool IsRetvalSet(int i) const { return set_[i]; }
   std::vector<Tensor>& retvals() { return retvals_; }
+  // Replaces *outputs with the fetched values, in order. InvalidArgument naming the fetch
+  // (`fetch_names[i]`) whose value was never set (it is on an untaken branch of a Cond).
+  Status TakeFetches(const std::vector<std::string>& fetch_names, std::vector<Tensor>* outputs) {
+    outputs->clear();
+    for (size_t i = 0; i < retvals_.size(); ++i) {
+      if (!set_[i])
+        return InvalidArgument("fetch '", fetch_names[i], "' produced no value (it is on an untaken branch)");
+      outputs->push_back(retvals_[i]);
+    }
+    return Status::OK();
+  }
 
  private:
   std::vector<Tensor> args_;

@@ -212,13 +212,7 @@ Status Session::Run(const RunOptions& options, const std::vector<NamedTensor>& f
       metadata->peak_bytes[d->name()] = d->GetAllocator()->GetStats().peak_bytes_in_use;
   }
   RETURN_IF_ERROR(status);
-  outputs->clear();
-  for (size_t i = 0; i < fetches.size(); ++i) {
-    if (!frame.IsRetvalSet(i))
-      return InvalidArgument("fetch '", fetches[i], "' produced no value (it is on an untaken branch)");
-    outputs->push_back(frame.retvals()[i]);
-  }
-  return Status::OK();
+  return frame.TakeFetches(fetches, outputs);
 }
 
 Status Session::Reset(const std::vector<std::string>& containers) {
