@@ -12,6 +12,26 @@ Status StatusFromJson(const nlohmann::json& j) {
   auto code = static_cast<Code>(j.at("code").get<int>());
   return code == Code::kOk ? Status::OK() : Status(code, j.at("message").get<std::string>());
 }
+// One NodeExecStats as a JSON array (compact: a traced step carries one per executed node).
+nlohmann::json StatsToJson(const NodeExecStats& s) {
+  return {s.node_name, s.op,       s.device,      s.thread_id,      s.start_ns, s.end_ns,
+          s.output_bytes, s.step_id, s.peer_device, s.transfer_bytes, s.rank};
+}
+NodeExecStats StatsFromJson(const nlohmann::json& j) {
+  NodeExecStats s;
+  s.node_name = j.at(0).get<std::string>();
+  s.op = j.at(1).get<std::string>();
+  s.device = j.at(2).get<std::string>();
+  s.thread_id = j.at(3).get<int>();
+  s.start_ns = j.at(4).get<int64_t>();
+  s.end_ns = j.at(5).get<int64_t>();
+  s.output_bytes = j.at(6).get<int64_t>();
+  s.step_id = j.at(7).get<int64_t>();
+  s.peer_device = j.at(8).get<std::string>();
+  s.transfer_bytes = j.at(9).get<int64_t>();
+  s.rank = j.at(10).get<int>();
+  return s;
+}
 }  // namespace
 
 std::string EncodeControl(const ControlMessage& m) {
@@ -27,6 +47,12 @@ std::string EncodeControl(const ControlMessage& m) {
     for (const DeviceDesc& d : m.devices)
       devs.push_back({{"name", d.name}, {"type", d.type}, {"memory_limit_bytes", d.memory_limit_bytes}});
     j["devices"] = devs;
+  }
+  if (m.trace) j["trace"] = true;
+  if (!m.stats.empty()) {
+    nlohmann::json stats = nlohmann::json::array();
+    for (const NodeExecStats& s : m.stats) stats.push_back(StatsToJson(s));
+    j["stats"] = stats;
   }
   return j.dump();
 }
@@ -50,6 +76,9 @@ StatusOr<ControlMessage> DecodeControl(const std::string& bytes) {
       for (const auto& d : j["devices"])
         m.devices.push_back(DeviceDesc{d.at("name").get<std::string>(), d.at("type").get<std::string>(),
                                        d.at("memory_limit_bytes").get<int64_t>()});
+    m.trace = j.value("trace", false);
+    if (j.contains("stats"))
+      for (const auto& s : j["stats"]) m.stats.push_back(StatsFromJson(s));
   } catch (const nlohmann::json::exception& e) {
     return DataLoss("malformed control message (", bytes.size(), " bytes): ", e.what());
   }

@@ -6,17 +6,20 @@
 //   worker -> master  "devices"     the worker's devices (registration, so placement sees them)
 //   master -> worker  "register"    id = graph handle, partitions = device -> GraphDef
 //   worker -> master  "registered"  id = graph handle, status
-//   master -> worker  "run"         id = graph handle, step_id
-//   worker -> master  "done"        step_id, status (names the task and the failing node)
+//   master -> worker  "run"         id = graph handle, step_id, trace (record node executions)
+//   worker -> master  "done"        step_id, status (names the task and the failing node),
+//                                   stats (with trace: one NodeExecStats per executed node)
 //   master -> worker  "abort"       step_id, status: abort that step's rendezvous and executors
 //   master -> worker  "ping"        id = sequence number (health check)
 //   worker -> master  "pong"        id = the ping's sequence number
 //   master -> worker  "shutdown"    stop serving
 #include <map>
 #include <string>
+#include <vector>
 
 #include "engine/graph/node_def.h"
 #include "engine/placement/device_desc.h"
+#include "engine/runtime/step_stats.h"
 
 namespace fb::mpi {
 
@@ -27,6 +30,8 @@ struct ControlMessage {
   Status status;
   std::map<std::string, GraphDef> partitions;  // "register"
   DeviceSet devices;                           // "devices"
+  bool trace = false;                          // "run"
+  std::vector<NodeExecStats> stats;            // "done" of a traced run
 };
 
 std::string EncodeControl(const ControlMessage& m);

@@ -48,6 +48,7 @@ struct Master::PendingStep {
   std::set<int> waiting;  // yet to answer
   Status status;          // first error
   bool aborted = false;
+  std::vector<NodeExecStats> stats;  // traced steps: the ranks' node executions
   std::map<int, std::pair<int64_t, Clock::time_point>> pings;  // outstanding ping per rank
 };
 
@@ -97,6 +98,7 @@ void Master::Handle(int src, const std::string& bytes) {
       if (it != pending_.end() && it->second->waiting.erase(src)) {
         p = it->second;
         if (!msg->status.ok() && p->status.ok()) p->status = msg->status;
+        p->stats.insert(p->stats.end(), msg->stats.begin(), msg->stats.end());
         if (!msg->status.ok() && !p->aborted) failure = msg->status;
       }
     }
@@ -234,6 +236,12 @@ Status Master::RegisterPartitions(Compiled* c,
 
 Status Master::Run(const std::vector<NamedTensor>& feeds, const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs) {
+  return Run(RunOptions(), feeds, fetches, targets, outputs, nullptr);
+}
+
+Status Master::Run(const RunOptions& options, const std::vector<NamedTensor>& feeds,
+                   const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+                   std::vector<Tensor>* outputs, RunMetadata* metadata) {
   std::vector<std::string> feed_names;
   std::vector<Tensor> feed_values;
   for (const auto& [name, t] : feeds) feed_names.push_back(name), feed_values.push_back(t);
@@ -265,10 +273,13 @@ Status Master::Run(const std::vector<NamedTensor>& feeds, const std::vector<std:
     std::lock_guard<std::mutex> l(mu_);
     pending_[p.step_id] = pending;
   }
-  for (int r : c->remote_ranks)
-    MpiTransport::Get()->SendControl(r, EncodeControl({"run", c->handle, p.step_id, Status::OK()}));
+  ControlMessage run{"run", c->handle, p.step_id, Status::OK()};
+  run.trace = options.trace;
+  for (int r : c->remote_ranks) MpiTransport::Get()->SendControl(r, EncodeControl(run));
   CallFrame frame(std::move(feed_values), static_cast<int>(fetches.size()));
-  local_->RunGraph(c->handle, p.step_id, &frame, [this, pending](const Status& s) {
+  StepStatsCollector local_stats;
+  StepStatsCollector* stats = options.trace ? &local_stats : nullptr;
+  local_->RunGraph(c->handle, p.step_id, &frame, stats, [this, pending](const Status& s) {
     PendingStep& p = *pending;
     bool abort = false;
     {
@@ -287,6 +298,12 @@ Status Master::Run(const std::vector<NamedTensor>& feeds, const std::vector<std:
   }
   ++steps_run_;
   RETURN_IF_ERROR(status);
+  if (metadata != nullptr) {
+    metadata->step_id = p.step_id;
+    metadata->step_stats = local_stats.Take();
+    std::lock_guard<std::mutex> l(mu_);
+    for (NodeExecStats& n : p.stats) metadata->step_stats.push_back(std::move(n));
+  }
   return frame.TakeFetches(fetches, outputs);
 }
 

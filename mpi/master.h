@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/graph/graph.h"
+#include "engine/runtime/session.h"
 #include "mpi/cluster_spec.h"
 #include "mpi/control_message.h"
 #include "mpi/worker.h"
@@ -52,6 +53,13 @@ class Master {
   // placement and registration errors naming the task, and step failures as described above.
   Status Run(const std::vector<NamedTensor>& feeds, const std::vector<std::string>& fetches,
              const std::vector<std::string>& targets, std::vector<Tensor>* outputs);
+  // The same; with options.trace, every rank records its node executions and returns them with
+  // its "done" (whitepaper 9: traces of distributed runs), merged into metadata->step_stats with
+  // each record's `rank` set (times are each rank's CLOCK_REALTIME: comparable across ranks on
+  // one machine, offset by the clock skew between machines). metadata->step_id is the step id.
+  Status Run(const RunOptions& options, const std::vector<NamedTensor>& feeds,
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+             std::vector<Tensor>* outputs, RunMetadata* metadata);
   // Pings every worker; Unavailable naming the ranks that did not answer within the timeout.
   Status CheckHealth();
   // Tells every worker to stop serving; later Runs fail with Cancelled. Idempotent.

@@ -82,22 +82,24 @@ Status Worker::RegisterGraph(int64_t handle, const std::map<std::string, GraphDe
   return Status::OK();
 }
 
-void Worker::RunGraph(int64_t handle, int64_t step_id, CallFrame* frame, DoneCallback done) {
-  if (options_.delay_ms <= 0) return RunGraphNow(handle, step_id, frame, std::move(done));
+void Worker::RunGraph(int64_t handle, int64_t step_id, CallFrame* frame, StepStatsCollector* stats,
+                      DoneCallback done) {
+  if (options_.delay_ms <= 0) return RunGraphNow(handle, step_id, frame, stats, std::move(done));
   // A straggler: the step starts late, but the worker keeps answering the master meanwhile.
   {
     std::lock_guard<std::mutex> l(mu_);
     ++delayed_;
   }
-  std::thread([this, handle, step_id, frame, done = std::move(done)]() mutable {
+  std::thread([this, handle, step_id, frame, stats, done = std::move(done)]() mutable {
     std::this_thread::sleep_for(std::chrono::milliseconds(options_.delay_ms));
-    RunGraphNow(handle, step_id, frame, std::move(done));
+    RunGraphNow(handle, step_id, frame, stats, std::move(done));
     std::lock_guard<std::mutex> l(mu_);
     --delayed_;
   }).detach();
 }
 
-void Worker::RunGraphNow(int64_t handle, int64_t step_id, CallFrame* frame, DoneCallback done) {
+void Worker::RunGraphNow(int64_t handle, int64_t step_id, CallFrame* frame,
+                         StepStatsCollector* stats, DoneCallback done) {
   auto step = std::make_shared<Step>(cluster_, rank_, step_id);
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -141,6 +143,7 @@ void Worker::RunGraphNow(int64_t handle, int64_t step_id, CallFrame* frame, Done
   args.step_id = step_id;
   args.rendezvous = &step->rendezvous;
   args.call_frame = frame;
+  args.stats = stats;
   for (auto& e : step->executors) e->RunAsync(args, finish);
 }
 

@@ -54,16 +54,19 @@ class Worker {
   // handle.
   Status RegisterGraph(int64_t handle, const std::map<std::string, GraphDef>& partitions);
   // Runs the partitions of `handle` for `step_id`; `frame` (feeds and fetches, rank 0 only) may be
-  // null. `done` gets the first error, prefixed with this task's name; Aborted if the step was
-  // aborted before it started.
-  void RunGraph(int64_t handle, int64_t step_id, CallFrame* frame, DoneCallback done);
+  // null; `stats`, when not null, records every node execution (tracing, whitepaper 9) and must
+  // outlive `done`. `done` gets the first error, prefixed with this task's name; Aborted if the
+  // step was aborted before it started.
+  void RunGraph(int64_t handle, int64_t step_id, CallFrame* frame, StepStatsCollector* stats,
+                DoneCallback done);
   // Aborts the step's rendezvous (running Recvs fail, executors stop); a later RunGraph of that
   // step fails at once.
   void AbortStep(int64_t step_id, const Status& status);
 
  private:
   struct Step;
-  void RunGraphNow(int64_t handle, int64_t step_id, CallFrame* frame, DoneCallback done);
+  void RunGraphNow(int64_t handle, int64_t step_id, CallFrame* frame, StepStatsCollector* stats,
+                   DoneCallback done);
   Worker(const ClusterSpec& cluster, int rank, const WorkerOptions& options,
          std::shared_ptr<DeviceMgr> devices);
 

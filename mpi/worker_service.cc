@@ -2,6 +2,7 @@
 
 #include <condition_variable>
 #include <cstdlib>
+#include <memory>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -31,8 +32,12 @@ class WorkerService {
       Reply({"registered", msg->id, 0, worker_->RegisterGraph(msg->id, msg->partitions)});
     } else if (msg->type == "run") {
       int64_t step = msg->step_id;
-      worker_->RunGraph(msg->id, step, nullptr, [this, step](const Status& s) {
-        Reply({"done", 0, step, s});
+      auto stats = msg->trace ? std::make_shared<StepStatsCollector>() : nullptr;
+      worker_->RunGraph(msg->id, step, nullptr, stats.get(), [this, step, stats](const Status& s) {
+        ControlMessage done{"done", 0, step, s};
+        if (stats) done.stats = stats->Take();
+        for (NodeExecStats& n : done.stats) n.rank = worker_->rank();
+        Reply(std::move(done));
       });
     } else if (msg->type == "abort") {
       worker_->AbortStep(msg->step_id, msg->status);

@@ -24,6 +24,7 @@ struct NodeExecStats {
   // For Send/Recv: the peer device and the tensor bytes moved.
   std::string peer_device;
   int64_t transfer_bytes = 0;
+  int rank = 0;  // MPI rank of the worker that ran the node (0 in a single process)
 };
 
 struct NodeDef;

@@ -152,9 +152,10 @@ Status TraceWriter::AddStep(int64_t step, const std::vector<NodeExecStats>& stat
                             const StepTotals& totals) {
   int64_t first_ns = stats.empty() ? 0 : std::numeric_limits<int64_t>::max(), last_ns = 0;
   for (const NodeExecStats& s : stats) {
-    TraceEvent e{EventKindForOp(s.op), totals.rank, s.device, s.thread_id, step, s.node_name,
-                 s.op, s.start_ns, s.end_ns, s.transfer_bytes ? s.transfer_bytes : s.output_bytes,
-                 s.peer_device};
+    const int rank = s.rank != 0 ? s.rank : totals.rank;
+    const int64_t bytes = s.transfer_bytes ? s.transfer_bytes : s.output_bytes;
+    TraceEvent e{EventKindForOp(s.op), rank,     s.device, s.thread_id, step, s.node_name,
+                 s.op,                 s.start_ns, s.end_ns, bytes,       s.peer_device};
     RETURN_IF_ERROR(AddEvent(e));
     first_ns = std::min(first_ns, s.start_ns);
     last_ns = std::max(last_ns, s.end_ns);

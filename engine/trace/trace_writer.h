@@ -81,7 +81,8 @@ class TraceWriter {
   Status AddGraph(const Graph& graph, const EdgeBytesFn& edge_bytes = nullptr);
 
   // Records one executed node per NodeExecStats (kind from EventKindForOp; bytes are
-  // transfer_bytes when set, else output_bytes; stream is the thread id) under `step`, and one
+  // transfer_bytes when set, else output_bytes; stream is the thread id; rank is the stats'
+  // rank when non-zero, else totals.rank) under `step`, and one
   // /steps row (plus one /memory row per device in totals.peak_bytes).
   Status AddStep(int64_t step, const std::vector<NodeExecStats>& stats,
                  const StepTotals& totals = {});

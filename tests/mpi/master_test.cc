@@ -4,6 +4,7 @@
 #include "mpi/master.h"
 
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "engine/client/array_ops.h"
 #include "engine/client/math_ops.h"
@@ -57,6 +58,50 @@ TEST_CASE("Master places over every rank's devices and runs steps across ranks",
   }
   CHECK((*master)->CheckHealth().ok());
   CHECK_THAT((*master)->Run({}, {"nope"}, {}, nullptr).message(), Catch::Contains("nope"));
+  (*master)->Shutdown();
+}
+
+TEST_CASE("A traced distributed step returns every rank's node executions", "[mpi][master][trace]") {
+  ClusterSpec cluster = ClusterSpec::AllWorkers(WorldSize());
+  if (WorldRank() != 0) {
+    REQUIRE(ServeWorker(cluster, {}).ok());
+    return;
+  }
+  auto master = Master::Create(cluster);
+  REQUIRE(master.ok());
+  REQUIRE((*master)->Extend(FanInGraph(WorldSize())).ok());
+  Tensor x = Tensor::FromVector<float>({1.f, 2.f, 3.f}, TensorShape{3});
+  std::vector<Tensor> out;
+  RunOptions traced;
+  traced.trace = true;
+  RunMetadata md;
+  const int64_t before = NowNs();
+  REQUIRE((*master)->Run(traced, {{"x", x}}, {"y"}, {}, &out, &md).ok());
+  const int64_t after = NowNs();
+  // Every task t ran "scaled_<t>" on its own rank; the Recvs of task 0 name their peers.
+  std::map<std::string, NodeExecStats> by_node;
+  for (const NodeExecStats& s : md.step_stats) by_node[s.node_name] = s;
+  for (int t = 0; t < WorldSize(); ++t) {
+    auto it = by_node.find("scaled_" + std::to_string(t));
+    REQUIRE(it != by_node.end());
+    CHECK(it->second.rank == t);
+    CHECK(it->second.op == "Mul");
+    CHECK(it->second.device == cluster.DeviceName(t));
+    CHECK(it->second.start_ns >= before);  // one machine: every rank's clock is the same
+    CHECK(it->second.end_ns <= after);
+    CHECK(it->second.output_bytes == 12);
+  }
+  int remote_sends = 0;
+  for (const NodeExecStats& s : md.step_stats) {
+    if (s.op != "_Send" || s.rank == 0) continue;
+    ++remote_sends;
+    CHECK(s.transfer_bytes == 12);
+  }
+  CHECK(remote_sends == WorldSize() - 1);
+  // Untraced steps carry no stats.
+  RunMetadata plain;
+  REQUIRE((*master)->Run(RunOptions(), {{"x", x}}, {"y"}, {}, &out, &plain).ok());
+  CHECK(plain.step_stats.empty());
   (*master)->Shutdown();
 }
 
