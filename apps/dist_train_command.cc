@@ -1,6 +1,7 @@
 // `flowbench dist-train` (issue 5): data-parallel training over an mpirun job, and
 // `flowbench supervise`, which relaunches a failed job with --resume (whitepaper 3.3).
 //   mpirun -np 4 flowbench dist-train --cluster ps=1,worker=3 --mode sync --steps 100
+//   mpirun -np 3 flowbench dist-train --model lenet --steps 200 --trace t.h5 --export-graph g.json
 //   flowbench supervise -- mpirun -np 3 flowbench dist-train --checkpoint-dir ck --fail-at-step 25
 // The flags map onto mpi/dist_train.h's DistTrainOptions; the work is in mpi/.
 #include <mpi.h>
@@ -8,6 +9,7 @@
 #include <iostream>
 
 #include "apps/commands.h"
+#include "kernels/cpu/matmul.h"
 #include "mpi/dist_train.h"
 #include "mpi/mpi_status.h"
 #include "mpi/mpi_transport.h"
@@ -23,6 +25,7 @@ Status RunUnderMpi(const mpi::DistTrainOptions& o) {
     MPI_Finalize();
     return FailedPrecondition("dist-train: the MPI library does not provide MPI_THREAD_MULTIPLE");
   }
+  SetBlasThreads(mpi::CoresPerLocalRank());  // ranks sharing a node share its cores
   Status s = mpi::RunDistTrain(o);
   if (!s.ok()) {
     // Peers may wait for this rank inside a collective or a Recv: end the whole job, with the
@@ -40,6 +43,8 @@ FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
   static mpi::DistTrainOptions options;
   auto* o = &options;
   cmd->add_option("--cluster", o->cluster, "Jobs in rank order, e.g. ps=1,worker=3");
+  cmd->add_option("--model", o->model, "linear | lenet | mlp (Fashion-MNIST)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Weight initialisation seed (lenet, mlp)")->capture_default_str();
   cmd->add_option("--mode", o->mode, "sync | async | backup | allreduce")->capture_default_str();
   cmd->add_option("--steps", o->steps, "Training steps")->capture_default_str();
   cmd->add_option("--batch", o->batch_per_replica, "Examples per replica per step")->capture_default_str();
@@ -51,6 +56,8 @@ FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
   cmd->add_flag("--resume", o->resume, "Restore the newest checkpoint first");
   cmd->add_option("--fail-at-step", o->fail_at_step, "Fault injection: the last rank exits in this step");
   cmd->add_option("--max-final-loss", o->max_final_loss, "Fail if the final held-out loss is above this");
+  cmd->add_option("--trace", o->trace_path, "Mode sync: write an HDF5 trace of every step (FILE.h5)");
+  cmd->add_option("--export-graph", o->export_graph, "Mode sync: write one training step's GraphDef JSON");
   cmd->callback([o]() {
     Status s = RunUnderMpi(*o);
     if (!s.ok()) Fail("dist-train", s);

@@ -83,7 +83,7 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
   auto* graph = cmd->add_option("--graph", f.graph, "GraphDef JSON file");
   cmd->add_option("--model", f.model, "Model builder name (experiments/models.h)")
       ->excludes(graph);
-  cmd->add_option("--batch", f.batch, "Batch size for --model")->capture_default_str();
+  cmd->add_option("--batch", f.batch, "Batch size for --model (and for unknown dimensions of --graph Placeholders)")->capture_default_str();
   cmd->add_option("--platform", f.platform, "SimGrid XML platform (file or sim/platforms name)")
       ->required();
   cmd->add_option("--placer", f.placer, "Placer name (default: the engine's default)");

@@ -27,6 +27,9 @@ endif()
 # relaunches the job with --resume, which restores the checkpoint of step 19 and finishes; the final
 # loss must be in the band of an undisturbed run (mpi_train_undisturbed).
 string(JOIN " " FB_MPIRUN_LINE ${FB_MPIRUN})
+# The simulator's validation against 2- and 4-rank runs (tests/sim/validation_test.cc) launches
+# `flowbench dist-train` with it.
+target_compile_definitions(flowbench_tests PRIVATE FB_MPIRUN_LINE="${FB_MPIRUN_LINE}")
 set(FB_DIST_TRAIN_ARGS "dist-train --cluster ps=1,worker=2 --mode sync --steps 40 --lr 0.3 --checkpoint-every 10 --max-final-loss 0.001")
 set(ckpt ${PROJECT_BINARY_DIR}/mpi_fault_tolerance)
 add_test(NAME mpi_fault_tolerance

@@ -20,8 +20,47 @@ Output VariableStore::Add(const Scope& s, const std::string& name, const TensorS
   return ops::Identity(s.WithOpName(name + "/read"), var);
 }
 
+VariableStore VariableStore::Reusing(std::vector<Output> variables) {
+  VariableStore store(0);
+  store.reusing_ = true;
+  store.reuse_ = std::move(variables);
+  return store;
+}
+
+Output VariableStore::Reuse(const Scope& s, const std::string& name, const TensorShape& shape) {
+  const size_t i = variables_.size();
+  if (i >= reuse_.size()) {
+    s.UpdateStatus(InvalidArgument("the model asks for Variable '", name, "' (number ", i + 1,
+                                   ") but only ", reuse_.size(), " were given"));
+    return Output();
+  }
+  TensorShape given;
+  if (Node* n = reuse_[i].node(); n && GetNodeAttr(n->def().attrs, "shape", &given).ok() &&
+                                  given != shape) {
+    s.UpdateStatus(InvalidArgument("Variable '", name, "' has shape ", shape.DebugString(),
+                                   " but the given Variable ", n->name(), " has ",
+                                   given.DebugString()));
+    return Output();
+  }
+  variables_.push_back(reuse_[i]);
+  return ops::Identity(s.WithOpName(name + "/read"), reuse_[i]);
+}
+
+Status VariableStore::CreateFromSpecs(const Scope& root, const std::vector<VariableSpec>& specs) {
+  for (const VariableSpec& v : specs) {
+    if (v.zeros) {
+      Bias(root, v.name, v.shape);
+    } else {
+      Weight(root, v.name, v.shape, v.fan_in, v.fan_out, v.init);
+    }
+  }
+  return root.status();
+}
+
 Output VariableStore::Weight(const Scope& s, const std::string& name, const TensorShape& shape,
                              int64_t fan_in, int64_t fan_out, InitKind init) {
+  specs_.push_back({s.prefix() + name, shape, false, fan_in, fan_out, init});
+  if (reusing_) return Reuse(s, name, shape);
   const double limit = init == InitKind::kHeUniform
                            ? std::sqrt(6.0 / static_cast<double>(fan_in))
                            : std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
@@ -35,6 +74,8 @@ Output VariableStore::Weight(const Scope& s, const std::string& name, const Tens
 }
 
 Output VariableStore::Bias(const Scope& s, const std::string& name, const TensorShape& shape) {
+  specs_.push_back({s.prefix() + name, shape, true});
+  if (reusing_) return Reuse(s, name, shape);
   Tensor zeros(DataType::kFloat, shape);
   std::fill(zeros.data<float>(), zeros.data<float>() + zeros.NumElements(), 0.0f);
   return Add(s, name, shape, ops::Const(s.NewSubScope(name + "_init"), zeros));

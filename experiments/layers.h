@@ -20,10 +20,29 @@ namespace fb::experiments {
 
 enum class InitKind { kHeUniform, kGlorotUniform };
 
+// What a layer asked for: the Variable's full node name, shape and initialisation (Weight:
+// `init` with the fans; Bias: zeros).
+struct VariableSpec {
+  std::string name;  // e.g. "conv1/weights"
+  TensorShape shape;
+  bool zeros = false;  // Bias
+  int64_t fan_in = 0, fan_out = 0;
+  InitKind init = InitKind::kHeUniform;
+};
+
 // The trainable Variables of a model, in creation order, and the Assigns that initialize them.
+// Two further modes serve data parallelism (mpi/registered_model.h), where the Variables live
+// once on the parameter servers and every replica builds its own forward pass:
+//   CreateFromSpecs  creates Variables (and initializers) from specs recorded by another store,
+//                    with the same names and random streams as a single-process model;
+//   Reusing          a store whose Weight/Bias return the given Variables, in order, instead of
+//                    creating new ones (each layer reads it through its own "<name>/read").
 class VariableStore {
  public:
   explicit VariableStore(int64_t seed) : seed_(seed) {}
+  static VariableStore Reusing(std::vector<Output> variables);
+  // Creates one Variable per spec under `root` (names as in the specs). Returns its status.
+  Status CreateFromSpecs(const Scope& root, const std::vector<VariableSpec>& specs);
   // A float Variable `name` (under `s`'s prefix) of `shape` initialized by `init` with the given
   // fans. Returns its value read once per step ("<name>/read"), what layers compute with.
   Output Weight(const Scope& s, const std::string& name, const TensorShape& shape, int64_t fan_in,
@@ -34,12 +53,19 @@ class VariableStore {
   // The Variables' Ref outputs (what optimizers and Savers take).
   const std::vector<Output>& variables() const { return variables_; }
   const std::vector<Output>& initializers() const { return initializers_; }
+  // What every Weight/Bias call asked for, in order.
+  const std::vector<VariableSpec>& specs() const { return specs_; }
 
  private:
   Output Add(const Scope& s, const std::string& name, const TensorShape& shape, Output value);
+  // Reusing mode: the next given Variable, read through "<name>/read" under `s`.
+  Output Reuse(const Scope& s, const std::string& name, const TensorShape& shape);
   int64_t seed_;
   int64_t next_stream_ = 1;
   std::vector<Output> variables_, initializers_;
+  std::vector<VariableSpec> specs_;
+  bool reusing_ = false;
+  std::vector<Output> reuse_;
 };
 
 enum class Activation { kNone, kRelu };

@@ -21,16 +21,22 @@ StatusOr<ModelGraph> BuildModelGraph(const std::string& model, int64_t batch) {
     roots.push_back(n);
   }
   PruneForTargets(out.graph.get(), roots);
-  for (Node* n : out.graph->nodes()) {
+  out.feed_shapes = BatchedPlaceholderShapes(*out.graph, batch);
+  return out;
+}
+
+std::map<std::string, TensorShape> BatchedPlaceholderShapes(const Graph& g, int64_t batch) {
+  std::map<std::string, TensorShape> shapes;
+  for (Node* n : g.nodes()) {
     if (n->op() != "Placeholder") continue;
     TensorShape shape;
     if (!GetNodeAttr(n->def().attrs, "shape", &shape).ok() || IsUnknownRank(shape)) continue;
     for (int i = 0; i < shape.rank(); ++i) {
       if (shape.dim_size(i) < 0) shape.set_dim(i, batch);
     }
-    out.feed_shapes[n->name()] = shape;
+    shapes[n->name()] = shape;
   }
-  return out;
+  return shapes;
 }
 
 }  // namespace fb::experiments

@@ -18,6 +18,10 @@ struct ModelGraph {
   std::map<std::string, TensorShape> feed_shapes;  // Placeholder name -> shape, batch filled in
 };
 
+// The shapes of `g`'s Placeholders of known rank with every unknown dimension (-1) set to
+// `batch`, by node name (what the cost model needs to infer the shapes of a graph file).
+std::map<std::string, TensorShape> BatchedPlaceholderShapes(const Graph& g, int64_t batch);
+
 // Errors: those of BuildModel (NotFound naming an unknown model and listing the known ones;
 // InvalidArgument for batch < 1) and of graph validation (naming the node).
 StatusOr<ModelGraph> BuildModelGraph(const std::string& model, int64_t batch);

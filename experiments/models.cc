@@ -134,13 +134,16 @@ std::vector<std::string> ModelNames() {
   return names;
 }
 
-StatusOr<Model> BuildModel(const std::string& name, const ModelOptions& o) {
+StatusOr<ForwardFn> LookupForward(const std::string& name) {
   auto it = Registry().find(name);
-  if (it == Registry().end()) {
-    std::string known;
-    for (const std::string& n : ModelNames()) known += (known.empty() ? "" : ", ") + n;
-    return NotFound("unknown model '", name, "' (known: ", known, ")");
-  }
+  if (it != Registry().end()) return it->second;
+  std::string known;
+  for (const std::string& n : ModelNames()) known += (known.empty() ? "" : ", ") + n;
+  return NotFound("unknown model '", name, "' (known: ", known, ")");
+}
+
+StatusOr<Model> BuildModel(const std::string& name, const ModelOptions& o) {
+  ASSIGN_OR_RETURN(ForwardFn forward, LookupForward(name));
   RETURN_IF_ERROR(ValidateOptions(o));
   Model m;
   m.name = name;
@@ -149,7 +152,7 @@ StatusOr<Model> BuildModel(const std::string& name, const ModelOptions& o) {
   std::vector<Output> initializers;
   Output step = BuildInput(root, o, &m, &images, &labels, &initializers);
   VariableStore vars(o.seed);
-  Output logits = it->second(root, images, o, &vars);
+  Output logits = forward(root, images, o, &vars);
   RETURN_IF_ERROR(root.status());
   m.images = images.name();
   m.labels = labels.name();

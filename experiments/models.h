@@ -94,6 +94,8 @@ class VariableStore;
 // the trainable variables in `vars`.
 using ForwardFn = std::function<Output(const Scope& scope, Output images, const ModelOptions& o,
                                        VariableStore* vars)>;
+// The forward builder of model `name`; NotFound naming it and listing the known models.
+StatusOr<ForwardFn> LookupForward(const std::string& name);
 struct ModelRegistrar {
   ModelRegistrar(const std::string& name, ForwardFn forward);
 };

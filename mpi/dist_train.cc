@@ -3,9 +3,13 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/client/state_ops.h"
 #include "engine/runtime/session.h"
-#include "mpi/linear_model.h"
+#include "engine/runtime/subgraph.h"
+#include "engine/trace/trace_writer.h"
+#include "mpi/dist_model.h"
 #include "mpi/master.h"
 #include "mpi/mpi_status.h"
 #include "mpi/trainers.h"
@@ -16,20 +20,16 @@ namespace fb::mpi {
 
 namespace {
 
-using Feeds = std::vector<std::pair<std::string, Tensor>>;
-
 // What both drivers share: the model, the checkpointer and the resume logic.
 struct Trainer {
   const DistTrainOptions& o;
-  LinearRegression model;
+  const DistModel& model;
   VariableCheckpointer ckpt;
   RunFn run;
-  std::vector<Output> vars;
 
-  // Feeds of graph replica `replica` holding shard `shard` of step `step`'s examples.
-  Feeds ReplicaFeeds(int replica, int64_t step, int shard) const {
-    int64_t b = o.batch_per_replica;
-    return model.Feeds(replica, model.Batch(step, shard * b, (shard + 1) * b));
+  // Feeds of graph replica `replica` holding shard `shard` of `shards` of step `step`.
+  Feeds ReplicaFeeds(int replica, int64_t step, int shard, int shards) const {
+    return model.ReplicaFeeds(replica, step, shard, shards, o.batch_per_replica);
   }
   // Restores or initializes; returns the first step to run.
   StatusOr<int64_t> Start(const std::string& init) {
@@ -54,12 +54,11 @@ struct Trainer {
     return Status::OK();
   }
   Status Finish() {
-    std::vector<Tensor> v;
-    RETURN_IF_ERROR(run({}, {"ckpt/read_0", "ckpt/read_1"}, {}, &v));
-    double loss = model.Loss(v[0], v[1], model.Batch(-1, 0, 1024));
-    std::printf("final_loss %.6g\n", loss);
+    ASSIGN_OR_RETURN(auto metrics, model.Evaluate(run, ckpt.ReadNames()));
+    for (const auto& [name, value] : metrics) std::printf("final_%s %.6g\n", name.c_str(), value);
     std::fflush(stdout);
-    if (o.max_final_loss > 0 && loss > o.max_final_loss)
+    const double loss = metrics["loss"];
+    if (o.max_final_loss > 0 && !(loss <= o.max_final_loss))
       return OutOfRange("final loss ", loss, " is above the band ", o.max_final_loss);
     return Status::OK();
   }
@@ -69,10 +68,10 @@ struct Trainer {
 };
 
 Status RunAllreduce(const DistTrainOptions& o) {
-  Trainer t{o};
-  t.model.features = o.features;
+  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed));
+  Trainer t{o, *model};
   Scope root = Scope::NewRootScope();
-  DataParallelGraph g = BuildAllreduceReplica(root, t.model.Fns(), o.learning_rate);
+  DataParallelGraph g = BuildAllreduceReplica(root, model->Fns(), o.learning_rate);
   t.ckpt = VariableCheckpointer::Build(root, g.vars);
   RETURN_IF_ERROR(root.status());
   ASSIGN_OR_RETURN(auto session, Session::Create({}));
@@ -83,7 +82,7 @@ Status RunAllreduce(const DistTrainOptions& o) {
   std::vector<Tensor> out;
   for (int64_t step = first; step < o.steps; ++step) {
     if (t.ShouldFail(step)) std::_Exit(17);
-    RETURN_IF_ERROR(session->Run(t.ReplicaFeeds(0, step, WorldRank()), {}, {"train"}, &out));
+    RETURN_IF_ERROR(session->Run(t.ReplicaFeeds(0, step, WorldRank(), WorldSize()), {}, {"train"}, &out));
     RETURN_IF_ERROR(t.MaybeCheckpoint(step));
   }
   return WorldRank() == 0 ? t.Finish() : Status::OK();
@@ -102,12 +101,28 @@ StatusOr<DataParallelGraph> BuildPsGraph(const DistTrainOptions& o, const Cluste
   return InvalidArgument("unknown mode '", o.mode, "' (sync, async, backup, allreduce)");
 }
 
-Status RunMasterLoop(const DistTrainOptions& o, Trainer& t, Master* master, const DataParallelGraph& g) {
+// One synchronous step of every replica; traced into `trace` when it is not null.
+Status SyncStep(Master* master, const Feeds& feeds, int64_t step, TraceWriter* trace) {
+  RunOptions options;
+  options.trace = trace != nullptr;
+  RunMetadata md;
+  std::vector<Tensor> out;
+  const int64_t start_ns = NowNs();
+  RETURN_IF_ERROR(master->Run(options, feeds, {}, {"train"}, &out, &md));
+  if (trace == nullptr) return Status::OK();
+  StepTotals totals;
+  totals.start_ns = start_ns;
+  totals.end_ns = NowNs();
+  return trace->AddStep(step, md.step_stats, totals);
+}
+
+Status RunMasterLoop(const DistTrainOptions& o, Trainer& t, Master* master, const DataParallelGraph& g,
+                     TraceWriter* trace) {
   t.run = [master](const Feeds& f, const std::vector<std::string>& fe, const std::vector<std::string>& ta,
                    std::vector<Tensor>* out) { return master->Run(f, fe, ta, out); };
   ASSIGN_OR_RETURN(int64_t first, t.Start(g.init));
   int replicas = static_cast<int>(g.losses.size());
-  auto feeds = [&](int r, int64_t step) { return t.ReplicaFeeds(r, step, r); };
+  auto feeds = [&](int r, int64_t step) { return t.ReplicaFeeds(r, step, r, replicas); };
   std::unique_ptr<BackupWorkerTrainer> backup;
   if (o.mode == "backup") backup = std::make_unique<BackupWorkerTrainer>(master, g, replicas - o.backups, feeds);
   std::vector<Tensor> out;
@@ -118,7 +133,7 @@ Status RunMasterLoop(const DistTrainOptions& o, Trainer& t, Master* master, cons
         auto f = feeds(r, step);
         all.insert(all.end(), f.begin(), f.end());
       }
-      RETURN_IF_ERROR(master->Run(all, {}, {"train"}, &out));
+      RETURN_IF_ERROR(SyncStep(master, all, step, trace));
     } else if (o.mode == "async") {
       // One round: every replica one step at its own pace (steps of a round overlap).
       RETURN_IF_ERROR(AsyncTrain(master, g, 1, [&](int r, int64_t) { return feeds(r, step); }));
@@ -128,7 +143,30 @@ Status RunMasterLoop(const DistTrainOptions& o, Trainer& t, Master* master, cons
     RETURN_IF_ERROR(t.MaybeCheckpoint(step));
   }
   if (backup) RETURN_IF_ERROR(backup->Drain());
+  if (trace != nullptr) RETURN_IF_ERROR(trace->Close());
   return t.Finish();
+}
+
+// One training step of `root`'s graph: "train" and what it needs.
+StatusOr<std::unique_ptr<Graph>> TrainStepGraph(const Scope& root) {
+  ASSIGN_OR_RETURN(auto graph, Graph::FromGraphDef(root.ToGraphDef()));
+  Node* train = graph->FindNode("train");
+  if (train == nullptr) return Internal("the data-parallel graph has no node 'train'");
+  PruneForTargets(graph.get(), {train});
+  return graph;
+}
+
+// The trace writer of --trace (null without), with the training step's graph.
+StatusOr<std::unique_ptr<TraceWriter>> OpenTrace(const DistTrainOptions& o, const Graph& step_graph) {
+  if (o.trace_path.empty()) return std::unique_ptr<TraceWriter>();
+  TraceMetadata meta = DefaultTraceMetadata(TraceMode::kReal, 0, nullptr);
+  meta.command_line = "flowbench dist-train --model " + o.model + " --mode " + o.mode;
+  meta.config_json = nlohmann::json{{"model", o.model}, {"mode", o.mode}, {"cluster", o.cluster},
+                                    {"ranks", WorldSize()}, {"batch_per_replica", o.batch_per_replica},
+                                    {"steps", o.steps}, {"learning_rate", o.learning_rate}}.dump();
+  ASSIGN_OR_RETURN(auto writer, TraceWriter::Create(o.trace_path, meta));
+  RETURN_IF_ERROR(writer->AddGraph(step_graph));
+  return writer;
 }
 
 Status RunWithParameterServers(const DistTrainOptions& o, const ClusterSpec& cluster) {
@@ -141,14 +179,18 @@ Status RunWithParameterServers(const DistTrainOptions& o, const ClusterSpec& clu
   }
   // The master first: once it exists, any error below still shuts the workers down.
   ASSIGN_OR_RETURN(auto master, Master::Create(cluster));
-  Trainer t{o};
-  t.model.features = o.features;
+  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed));
+  Trainer t{o, *model};
   Scope root = Scope::NewRootScope();
-  ASSIGN_OR_RETURN(DataParallelGraph g, BuildPsGraph(o, cluster, root, t.model.Fns()));
+  ASSIGN_OR_RETURN(DataParallelGraph g, BuildPsGraph(o, cluster, root, model->Fns()));
+  RETURN_IF_ERROR(root.status());
+  ASSIGN_OR_RETURN(auto step_graph, TrainStepGraph(root));
+  if (!o.export_graph.empty()) RETURN_IF_ERROR(WriteGraphDefFile(step_graph->ToGraphDef(), o.export_graph));
+  ASSIGN_OR_RETURN(auto trace, OpenTrace(o, *step_graph));
   t.ckpt = VariableCheckpointer::Build(root, g.vars);
   RETURN_IF_ERROR(root.status());
   RETURN_IF_ERROR(master->Extend(root.ToGraphDef()));
-  return RunMasterLoop(o, t, master.get(), g);
+  return RunMasterLoop(o, t, master.get(), g, trace.get());
 }
 
 }  // namespace
@@ -158,6 +200,8 @@ Status RunDistTrain(const DistTrainOptions& o) {
     return InvalidArgument("dist-train: batch_per_replica and checkpoint_every must be >= 1, steps >= 0");
   if (o.mode != "sync" && o.mode != "async" && o.mode != "backup" && o.mode != "allreduce")
     return InvalidArgument("dist-train: unknown mode '", o.mode, "' (sync, async, backup, allreduce)");
+  if (o.mode != "sync" && !(o.trace_path.empty() && o.export_graph.empty()))
+    return InvalidArgument("dist-train: --trace and --export-graph need mode sync, not '", o.mode, "'");
   if (o.mode == "allreduce") return RunAllreduce(o);
   ClusterSpec cluster = ClusterSpec::AllWorkers(WorldSize());
   if (!o.cluster.empty()) {

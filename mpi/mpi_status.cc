@@ -1,5 +1,9 @@
 #include "mpi/mpi_status.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+
 namespace fb::mpi {
 
 int WorldRank() {
@@ -14,6 +18,18 @@ int WorldSize() {
   MPI_Initialized(&init);
   if (init) MPI_Comm_size(MPI_COMM_WORLD, &size);
   return size;
+}
+
+int LocalRanks() {
+  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
+    if (const char* v = std::getenv(var); v != nullptr && std::atoi(v) > 0) return std::atoi(v);
+  }
+  return 1;
+}
+
+int CoresPerLocalRank() {
+  const int hw = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return std::max(1, hw / LocalRanks());
 }
 
 Status MpiStatus(int code, const char* what) {

@@ -18,4 +18,14 @@ Status MpiStatus(int code, const char* what);
 int WorldRank();
 int WorldSize();
 
+// Ranks of this job on this node, from the launcher's environment (Open MPI's
+// OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS); 1 when neither is set.
+int LocalRanks();
+// This rank's share of the node's hardware threads: max(1, hardware threads / LocalRanks()).
+// Workers size their devices' thread pools by it, and `flowbench dist-train` gives OpenBLAS as
+// many threads: with every rank's pools as wide as the whole node, ranks sharing a node
+// oversubscribe its cores (OpenBLAS's spinning threads made LeNet steps of a 2-rank job on 2
+// cores 4x slower, docs/benchmarks.md).
+int CoresPerLocalRank();
+
 }  // namespace fb::mpi

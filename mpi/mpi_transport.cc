@@ -88,6 +88,7 @@ struct MpiTransport::Impl {
   int tag_ub = 32767;
   std::atomic<int64_t> chunk_bytes{kDefaultChunkBytes};
   std::atomic<int64_t> window_bytes{kDefaultWindowBytes};
+  Clock::duration spin_after_activity = kSpinAfterActivity;
   std::atomic<int64_t> bytes_sent{0}, bytes_received{0};
   std::atomic<bool> stop{false};
   RecvBufferPool recv_pool;
@@ -387,7 +388,7 @@ struct MpiTransport::Impl {
       *last_activity = now;
       return;
     }
-    if (!ops.empty() || now - *last_activity < kSpinAfterActivity) {
+    if (!ops.empty() || now - *last_activity < spin_after_activity) {
       if (++*spins % 16 == 0) std::this_thread::yield();
       return;
     }
@@ -401,6 +402,8 @@ struct MpiTransport::Impl {
 MpiTransport::MpiTransport() : impl_(std::make_unique<Impl>()) {
   if (const char* w = std::getenv("FLOWBENCH_MPI_WINDOW_BYTES")) set_window_bytes(std::atoll(w));
   if (const char* c = std::getenv("FLOWBENCH_MPI_CHUNK_BYTES")) set_chunk_bytes(std::atoll(c));
+  if (const char* us = std::getenv("FLOWBENCH_MPI_SPIN_US"))
+    impl_->spin_after_activity = std::chrono::microseconds(std::atoll(us));
   int* ub = nullptr;
   int flag = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);

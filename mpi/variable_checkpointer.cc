@@ -63,4 +63,10 @@ StatusOr<int64_t> VariableCheckpointer::RestoreLatest(const RunFn& run, const st
   return step.scalar<int64_t>();
 }
 
+std::vector<std::string> VariableCheckpointer::ReadNames() const {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < names_.size(); ++i) names.push_back(ReadName(i));
+  return names;
+}
+
 }  // namespace fb::mpi

@@ -31,6 +31,8 @@ class VariableCheckpointer {
   // Assigns every Variable from the newest checkpoint in `dir` and returns its step. NotFound
   // naming `dir` when there is none; DataLoss/InvalidArgument naming file and variable.
   StatusOr<int64_t> RestoreLatest(const RunFn& run, const std::string& dir) const;
+  // "ckpt/read_<i>" for every Variable: fetch them for the Variables' current values.
+  std::vector<std::string> ReadNames() const;
 
  private:
   std::vector<std::string> names_;

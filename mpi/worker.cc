@@ -1,8 +1,10 @@
 #include "mpi/worker.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "engine/graph/graph.h"
+#include "mpi/mpi_status.h"
 
 namespace fb::mpi {
 
@@ -25,7 +27,9 @@ StatusOr<std::unique_ptr<Worker>> Worker::Create(const ClusterSpec& cluster, int
     return InvalidArgument("rank ", rank, " has no task in cluster '", cluster.ToString(), "'");
   DeviceOptions d;
   d.num_cpu_devices = options.num_cpu_devices;
-  d.threads_per_cpu = options.threads_per_cpu;
+  d.threads_per_cpu = options.threads_per_cpu > 0
+                          ? options.threads_per_cpu
+                          : std::max(1, CoresPerLocalRank() / std::max(1, options.num_cpu_devices));
   d.job = task.job;
   d.task = task.task;
   ASSIGN_OR_RETURN(auto mgr, DeviceMgr::CreateLocal(d));

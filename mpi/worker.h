@@ -25,7 +25,7 @@ namespace fb::mpi {
 
 struct WorkerOptions {
   int num_cpu_devices = 1;
-  int threads_per_cpu = 0;  // 0: the engine's default
+  int threads_per_cpu = 0;  // 0: this rank's share of the node's cores (CoresPerLocalRank)
   // Fault injection for tests (3.3): from the `hang_at_run`-th run request on (1-based), the
   // worker stops answering (runs, pings) for `hang_ms`; `delay_ms` delays every run (a straggler,
   // for backup workers); at its `exit_at_run`-th run request the process exits at once without

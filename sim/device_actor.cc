@@ -138,6 +138,7 @@ class DeviceActor {
       Instance inst;
       inst.step = next_step_++;
       inst.start_s = Now();
+      if (part_.dispatch_s > 0) sg4::this_actor::sleep_for(part_.dispatch_s);  // the run request
       inst.slowdown = shared_ ? 1 : st_.Slowdown(slot_.replica, inst.step);
       inst.remaining = static_cast<int32_t>(part_.nodes.size());
       inst.pending.resize(part_.nodes.size());
@@ -289,6 +290,10 @@ class DeviceActor {
   void Send(int64_t step, int32_t node) {
     const SimNode& n = part_.nodes[node];
     const SimTransfer& t = st_.program->transfers[n.transfer];
+    if (t.measured_s > t.estimated_s) {  // a measured delivery: the message leaves that late
+      deferred_.push(DeferredSend{Now() + t.measured_s - t.estimated_s, step, node});
+      return;
+    }
     if (st_.delay_transfers) {
       const Instance* in = Find(step);
       const SimNode& recv = st_.program->partitions[t.dst_partition].nodes[t.dst_node];
@@ -334,6 +339,7 @@ class DeviceActor {
                            [&](const Instance& in) { return in.step == step; });
     const double start = it->start_s;
     instances_.erase(it);
+    if (part_.completion_s > 0) sg4::this_actor::sleep_for(part_.completion_s);  // the done reply
     st_.FinishGroupStep(slot_.group, step, start, Now());
   }
 

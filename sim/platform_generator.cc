@@ -57,7 +57,8 @@ StatusOr<LinkClass> LinkClassByName(const std::string& name) {
   if (name == "ib") return LinkClass{name, 12.5e9, 1e-6};
   if (name == "pcie") return LinkClass{name, 12e9, 5e-6};
   if (name == "nvlink") return LinkClass{name, 50e9, 2e-6};
-  return InvalidArgument("unknown link class '", name, "' (known: 10gbe, ib, pcie, nvlink)");
+  if (name == "shm") return LinkClass{name, 4e9, 10e-6};
+  return InvalidArgument("unknown link class '", name, "' (known: 10gbe, ib, pcie, nvlink, shm)");
 }
 
 StatusOr<std::string> FatTreeClusterXml(int nodes, const std::string& link_class,
@@ -115,6 +116,26 @@ StatusOr<std::string> MultiGpuNodeXml(int gpus, const std::string& interconnect,
     }
   s << "  </zone>\n</platform>\n";
   return s.str();
+}
+
+StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>& jobs,
+                                 const DeviceClass& cpu, const std::string& link_class) {
+  ASSIGN_OR_RETURN(LinkClass link, LinkClassByName(link_class));
+  std::vector<std::string> hosts, devices;
+  for (const auto& [job, tasks] : jobs) {
+    for (int t = 0; t < tasks; ++t) {
+      hosts.push_back(job + std::to_string(t));
+      devices.push_back("/job:" + job + "/replica:0/task:" + std::to_string(t) + "/device:CPU:0");
+    }
+  }
+  if (hosts.empty()) return InvalidArgument("an MPI job needs at least one task");
+  std::string xml = std::string(kHeader) + "  <zone id=\"node\" routing=\"Full\">\n";
+  for (size_t i = 0; i < hosts.size(); ++i) xml += Host(hosts[i], cpu, devices[i]);
+  for (const std::string& h : hosts) xml += Link(h + "_shm", link);
+  for (size_t a = 0; a < hosts.size(); ++a)
+    for (size_t b = a + 1; b < hosts.size(); ++b)
+      xml += Route(hosts[a], hosts[b], {hosts[a] + "_shm", hosts[b] + "_shm"});
+  return xml + "  </zone>\n</platform>\n";
 }
 
 std::string SingleCpuXml(const std::string& host, double flops_per_s,

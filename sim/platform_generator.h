@@ -3,6 +3,8 @@
 // sim-platform` writes others). Device speeds are host speeds (FLOP/s) and host properties
 // (sim/platform.h).
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/framework/status.h"
 
@@ -19,7 +21,7 @@ struct DeviceClass {
 
 // Network classes: "10gbe" (10 Gbit/s, 50 us per hop) and "ib" (InfiniBand EDR-class:
 // 100 Gbit/s, 1 us per hop); "pcie" (PCIe 3.0 x16: 12 GB/s, 5 us) and "nvlink" (NVLink 2:
-// 50 GB/s, 2 us).
+// 50 GB/s, 2 us); "shm" (MPI ranks of one machine, see MpiNodeXml: 4 GB/s, 10 us per hop).
 struct LinkClass {
   std::string name;
   double bandwidth_bytes_per_s = 0;
@@ -39,6 +41,16 @@ StatusOr<std::string> FatTreeClusterXml(int nodes, const std::string& link_class
 // "nvlink": every pair of GPUs has its own NVLink, GPU-to-CPU goes over PCIe.
 StatusOr<std::string> MultiGpuNodeXml(int gpus, const std::string& interconnect,
                                       const DeviceClass& gpu = {});
+
+// The ranks of an MPI job on one machine (what `mpirun -np N flowbench dist-train` runs on this
+// one): one CPU host per task, in rank order, named like the runtime's devices
+// ("/job:ps/replica:0/task:0/device:CPU:0", ...; `jobs` lists (job, tasks) in rank order, as
+// "ps=1,worker=3"), each with the device class `cpu` and its own link of class `link` to the
+// others (route a -> b: a's link then b's). Link class "shm" is Open MPI's shared-memory
+// transport as flowbench's Send/Recv sees it on this machine: 4 GB/s, 20 us per message
+// (flowbench-mpi-bench, docs/benchmarks.md). InvalidArgument for no task or an unknown link.
+StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>& jobs,
+                                 const DeviceClass& cpu, const std::string& link_class = "shm");
 
 // This machine: one CPU device with the given peak FLOP/s and memory bandwidth (calibration in
 // docs/simulator.md).

@@ -1,5 +1,6 @@
 #include "sim/program.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace fb::sim {
@@ -47,6 +48,8 @@ class Compiler {
     for (size_t i = 0; i < devices_.size(); ++i)
       if (devices_[i].name == device) p.device_index = static_cast<int>(i);
     if (p.device_index < 0) return InvalidArgument("partition device '", device, "' is not in the device set");
+    if (costs_.dispatch_s) p.dispatch_s = std::max(0.0, costs_.dispatch_s(device));
+    if (costs_.completion_s) p.completion_s = std::max(0.0, costs_.completion_s(device));
     const int32_t pi = static_cast<int32_t>(program_.partitions.size());
     std::unordered_map<std::string, int32_t> index;
     for (const NodeDef& d : def.nodes) {
@@ -112,6 +115,8 @@ class Compiler {
       ASSIGN_OR_RETURN(auto bytes, TensorBytes(tensor, rn.name));
       t.bytes = bytes.first;
       t.is_float32 = bytes.second;
+      const SimNode& sn = program_.partitions[t.src_partition].nodes[t.src_node];
+      if (costs_.transfer_s) t.measured_s = costs_.transfer_s(sn.name);
       const int32_t ti = static_cast<int32_t>(program_.transfers.size());
       program_.partitions[t.src_partition].nodes[t.src_node].transfer = ti;
       program_.partitions[t.dst_partition].nodes[t.dst_node].transfer = ti;

@@ -21,6 +21,13 @@ namespace fb::sim {
 struct SimCosts {
   std::function<double(const Node& n, const DeviceDesc& device)> compute_s;
   std::function<int64_t(const Node& n, int port)> output_bytes;
+  // Optional, from a real run (sim/measured_latencies.h); null or negative: not measured.
+  // Delivery seconds of the transfer whose _Send is named `send_node` (replaces the platform's
+  // latency + bytes / bandwidth when longer).
+  std::function<double(const std::string& send_node)> transfer_s;
+  // Seconds from a step's start until the device starts it, and from its end on the device until
+  // the step ends (the control plane: run request and done reply), by device name.
+  std::function<double(const std::string& device)> dispatch_s, completion_s;
 };
 
 enum class SimNodeKind : uint8_t { kCompute, kSend, kRecv };
@@ -44,11 +51,13 @@ struct SimTransfer {
   int64_t bytes = 0;
   bool is_float32 = false;   // eligible for lossy 16-bit compression (whitepaper 5.5)
   double estimated_s = 0;    // latency + bytes / bandwidth over the platform route
+  double measured_s = -1;    // SimCosts::transfer_s of the _Send (negative: not measured)
 };
 
 struct SimPartition {
   std::string device;  // full device name (as placed)
   int device_index = 0;  // index into the DeviceSet the graph was placed on
+  double dispatch_s = 0, completion_s = 0;  // SimCosts::dispatch_s / completion_s of the device
   std::vector<SimNode> nodes;
 };
 

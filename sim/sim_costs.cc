@@ -1,7 +1,9 @@
 #include "sim/sim_costs.h"
 
 #include "engine/trace/trace_reader.h"
+#include "engine/trace/trace_summary.h"
 #include "experiments/model_graph.h"
+#include "sim/measured_latencies.h"
 #include "sim/synthetic_graph.h"
 
 namespace fb::sim {
@@ -33,6 +35,11 @@ StatusOr<SimGraph> RegisteredModel(const std::string& model, int batch) {
   return out;
 }
 
+double Lookup(const std::map<std::string, double>& m, const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? -1 : it->second;
+}
+
 }  // namespace
 
 StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string& model,
@@ -45,6 +52,7 @@ StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string
     auto g = Graph::FromGraphDef(def);
     if (!g.ok()) return g.status().WithPrefix("graph file '" + graph_path + "'");
     out.graph = std::move(*g);
+    out.feed_shapes = experiments::BatchedPlaceholderShapes(*out.graph, batch);
     return out;
   }
   if (model.rfind("synthetic", 0) == 0) return SyntheticModel(model, batch);
@@ -62,12 +70,21 @@ StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
   if (mean || spec.rfind("measured:", 0) == 0) {
     const std::string path = spec.substr(spec.find(':') + 1);
     ASSIGN_OR_RETURN(Trace trace, TraceReader::Open(path));
-    auto measured = std::make_shared<MeasuredCosts>(MeasuredCosts::FromTrace(
-        trace, mean ? MeasuredCosts::Statistic::kMean : MeasuredCosts::Statistic::kMedian));
+    // Means compose: the sum of per-node means over a set of steps is the mean of their sums.
+    // "measured:" averages over the typical steps (predicting the median step), "measured-mean:"
+    // over every step (predicting the mean step).
+    const std::set<int64_t> typical = TypicalSteps(trace);
+    const std::set<int64_t>* steps = mean ? nullptr : &typical;
+    auto measured = std::make_shared<MeasuredCosts>(
+        MeasuredCosts::FromTrace(trace, MeasuredCosts::Statistic::kMean, steps));
     h.description = spec + " (" + std::to_string(measured->size()) + " nodes)";
     h.measured = measured;
     for (const StepRecord& r : trace.steps)
       h.measured_step_s.push_back(static_cast<double>(r.end_ns - r.start_ns) * 1e-9);
+    auto lat = std::make_shared<const MeasuredLatencies>(MeasureLatencies(trace, steps));
+    h.costs.transfer_s = [lat](const std::string& send) { return Lookup(lat->transfer_s, send); };
+    h.costs.dispatch_s = [lat](const std::string& d) { return Lookup(lat->dispatch_s, d); };
+    h.costs.completion_s = [lat](const std::string& d) { return Lookup(lat->completion_s, d); };
   } else if (spec != "analytic") {
     return InvalidArgument("--cost-model must be analytic, measured:TRACE.h5 or "
                            "measured-mean:TRACE.h5, got '", spec, "'");

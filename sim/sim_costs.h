@@ -3,10 +3,16 @@
 // synthetic generator) and the node costs, from the shared cost model of whitepaper 3.2.1
 // (engine/placement/cost_model.h), the same one the placers use:
 //   "analytic"            roofline estimate per op and device (FLOPs, bytes, launch overhead)
-//   "measured:TRACE.h5"   per-node median durations of an earlier real run (engine/trace), by
-//                         node name and device type; nodes missing from the trace fall back to
-//                         the analytic estimate. Predicts the median step.
-//   "measured-mean:TRACE.h5"  the same with per-node means (predicts the mean step, preempted
+//   "measured:TRACE.h5"   per-node mean durations of an earlier real run (engine/trace), by node
+//                         name and device type, over its typical steps (TypicalSteps: step
+//                         times between the 40th and 60th percentiles); nodes missing from the
+//                         trace fall back to the analytic estimate; plus the run's mean transfer
+//                         deliveries and control-plane latencies over the same steps
+//                         (sim/measured_latencies.h). Predicts the median step. Means, since
+//                         they compose: a node's durations within a step are correlated and
+//                         skewed, and the sum of per-node medians fell 20% short of the median
+//                         step of a 2-rank LeNet run.
+//   "measured-mean:TRACE.h5"  the same over every step (predicts the mean step, preempted
 //                         executions of a shared machine included).
 // Transfer bytes are the cost model's output sizes (whole-graph shape refinement).
 #include <map>
@@ -23,7 +29,8 @@ struct SimGraph {
   std::map<std::string, TensorShape> feed_shapes;  // Placeholders' shapes (batch filled in)
 };
 
-// The graph of `--graph PATH` or `--model NAME` (exactly one non-empty). Models:
+// The graph of `--graph PATH` or `--model NAME` (exactly one non-empty); a graph file's
+// Placeholders get their unknown dimensions set to `batch` in feed_shapes. Models:
 // "synthetic[:LAYERS:ELEMENTWISE]" (sim/synthetic_graph.h) and the builders of
 // experiments/models.h. Errors: those of ReadGraphDefFile / Graph validation (naming the file
 // or node); NotFound naming an unknown model.

@@ -57,6 +57,7 @@ class Scope {
   // A unique node name: the op name if WithOpName was used, else `default_name`, made unique.
   std::string GetUniqueName(const std::string& default_name) const;
   const std::string& device() const { return device_; }
+  const std::string& prefix() const { return prefix_; }  // "" or "a/b/"
   const std::vector<Node*>& control_deps() const { return control_deps_; }
   GraphDef ToGraphDef() const { return graph_->ToGraphDef(); }
 

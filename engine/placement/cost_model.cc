@@ -35,10 +35,12 @@ double MeasuredCosts::DurationNs(const std::string& node, const std::string& dev
   return it == samples_.end() || it->second.empty() ? -1 : Compute(it->second);
 }
 
-MeasuredCosts MeasuredCosts::FromTrace(const Trace& trace, Statistic statistic) {
+MeasuredCosts MeasuredCosts::FromTrace(const Trace& trace, Statistic statistic,
+                                       const std::set<int64_t>* steps) {
   MeasuredCosts m(statistic);
   for (const EventRecord& e : trace.events) {
     if (e.kind == static_cast<int32_t>(EventKind::kMemcpy)) continue;
+    if (steps != nullptr && !steps->count(e.step)) continue;
     const std::string& node = trace.str(e.node);
     if (node.empty() || e.device < 0 || e.device >= static_cast<int32_t>(trace.devices.size()))
       continue;

@@ -19,6 +19,7 @@
 // The model never touches the executor: the placers, the passes, `flowbench place` and the
 // SimGrid simulator (sim/) share it. Immutable after Create; const methods are thread-safe.
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,7 +39,9 @@ struct Trace;
 class MeasuredCosts {
  public:
   enum class Statistic { kMedian, kMean };
-  static MeasuredCosts FromTrace(const Trace& trace, Statistic statistic = Statistic::kMedian);
+  // Events of every step, or only of `steps` when given (e.g. TypicalSteps, trace_summary.h).
+  static MeasuredCosts FromTrace(const Trace& trace, Statistic statistic = Statistic::kMedian,
+                                 const std::set<int64_t>* steps = nullptr);
   explicit MeasuredCosts(Statistic statistic = Statistic::kMedian) : statistic_(statistic) {}
   // The statistic of the node's durations in ns, or a negative value when the trace has no
   // such event. O(log nodes) after Summarize, else O(samples of the node).

@@ -122,4 +122,18 @@ std::string FormatTraceSummary(const TraceSummary& s, int top) {
   return out;
 }
 
+std::set<int64_t> TypicalSteps(const Trace& trace, double band) {
+  std::vector<std::pair<int64_t, int64_t>> by_time;  // (duration, step)
+  for (const StepRecord& r : trace.steps) by_time.emplace_back(r.end_ns - r.start_ns, r.step);
+  std::set<int64_t> steps;
+  if (by_time.empty()) return steps;
+  std::sort(by_time.begin(), by_time.end());
+  const double n = static_cast<double>(by_time.size());
+  const double lo = std::clamp(0.5 - band / 2, 0.0, 1.0) * n, hi = std::clamp(0.5 + band / 2, 0.0, 1.0) * n;
+  for (size_t i = static_cast<size_t>(lo); i < by_time.size() && static_cast<double>(i) < hi; ++i)
+    steps.insert(by_time[i].second);
+  steps.insert(by_time[by_time.size() / 2].second);
+  return steps;
+}
+
 }  // namespace fb

@@ -2,6 +2,7 @@
 // Summary statistics of a trace for `flowbench trace summary`: time per op type, busy time per
 // device and step-time statistics. All times in ns.
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,13 @@ TraceSummary SummarizeTrace(const Trace& trace);
 // Three text tables: the `top` op types, device busy time (with utilisation = busy / span), and
 // step-time statistics.
 std::string FormatTraceSummary(const TraceSummary& summary, int top);
+
+// The typical steps of a trace: those of /steps whose duration lies between the
+// (0.5 - band/2) and (0.5 + band/2) quantiles (at least the median step; every step for
+// band >= 1). Node durations within a step are correlated (a step slowed by a busy machine is
+// slow everywhere), so per-node statistics over all steps do not compose into the median step;
+// over the typical steps they do (the simulator's measured cost model, sim/sim_costs.h).
+std::set<int64_t> TypicalSteps(const Trace& trace, double band = 0.2);
 
 // Median of `values` (mean of the two middle values for an even count); 0 for none.
 double Median(std::vector<int64_t> values);

@@ -1,0 +1,45 @@
+#pragma once
+// What `flowbench dist-train` trains (mpi/dist_train.h): a model's data-parallel functions
+// (ModelFns, data_parallel.h), the examples each replica is fed per step, and the held-out
+// evaluation after training. Models:
+//   linear  LinearRegression (linear_model.h) on its synthetic data; evaluation: mean squared
+//           error on 1,024 held-out rows, computed from the trained W and b.
+//   lenet, mlp  the image classifiers of experiments/models.h on Fashion-MNIST
+//           (/usr/share/datasets/fashion-mnist), SGD; the Variables are created once (on the
+//           parameter servers) with the names and initial values of a single-process model of
+//           the same seed; each replica builds its own forward pass reading them. Step s gives
+//           shard k of S the examples [(s * S + k) * b, +b) of the training set (wrapping at the
+//           epoch end). Evaluation: mean cross-entropy and accuracy of replica 0's forward pass
+//           on the first 2,000 test images.
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mpi/data_parallel.h"
+#include "mpi/variable_checkpointer.h"
+
+namespace fb::mpi {
+
+using Feeds = std::vector<std::pair<std::string, Tensor>>;
+
+class DistModel {
+ public:
+  virtual ~DistModel() = default;
+  virtual ModelFns Fns() const = 0;
+  // Feeds of graph replica `replica` ("replica_<i>/..."): shard `shard` of `shards`, `batch`
+  // examples each, of step `step`.
+  virtual Feeds ReplicaFeeds(int replica, int64_t step, int shard, int shards, int batch) const = 0;
+  // Held-out metrics of the trained model ("loss", and "accuracy" for classifiers). `run` runs
+  // the training graph; fetching `variable_values` gives the Variables' values, in
+  // Fns().variables order (VariableCheckpointer::ReadNames).
+  virtual StatusOr<std::map<std::string, double>> Evaluate(
+      const RunFn& run, const std::vector<std::string>& variable_values) const = 0;
+};
+
+// `name` is linear, lenet or mlp (InvalidArgument otherwise); `features` is linear's input width,
+// `seed` the classifiers' initialisation. Errors of loading Fashion-MNIST name the file.
+StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features, int64_t seed);
+
+}  // namespace fb::mpi
