@@ -29,15 +29,16 @@ VariableStore VariableStore::Reusing(std::vector<Output> variables) {
 
 Output VariableStore::Reuse(const Scope& s, const std::string& name, const TensorShape& shape) {
   const size_t i = variables_.size();
+  const std::string full_name = s.prefix() + name;
   if (i >= reuse_.size()) {
-    s.UpdateStatus(InvalidArgument("the model asks for Variable '", name, "' (number ", i + 1,
+    s.UpdateStatus(InvalidArgument("the model asks for Variable '", full_name, "' (number ", i + 1,
                                    ") but only ", reuse_.size(), " were given"));
     return Output();
   }
   TensorShape given;
   if (Node* n = reuse_[i].node(); n && GetNodeAttr(n->def().attrs, "shape", &given).ok() &&
                                   given != shape) {
-    s.UpdateStatus(InvalidArgument("Variable '", name, "' has shape ", shape.DebugString(),
+    s.UpdateStatus(InvalidArgument("Variable '", full_name, "' has shape ", shape.DebugString(),
                                    " but the given Variable ", n->name(), " has ",
                                    given.DebugString()));
     return Output();
