@@ -6,6 +6,7 @@
 // The flags map onto mpi/dist_train.h's DistTrainOptions; the work is in mpi/.
 #include <mpi.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "apps/commands.h"
@@ -59,6 +60,11 @@ FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
   cmd->add_option("--trace", o->trace_path, "Mode sync: write an HDF5 trace of every step (FILE.h5)");
   cmd->add_option("--export-graph", o->export_graph, "Mode sync: write one training step's GraphDef JSON");
   cmd->callback([o]() {
+    for (const std::string& file : {o->trace_path, o->export_graph}) {  // like `train`'s out/
+      std::error_code ec;
+      if (std::filesystem::path p(file); p.has_parent_path())
+        std::filesystem::create_directories(p.parent_path(), ec);
+    }
     Status s = RunUnderMpi(*o);
     if (!s.ok()) Fail("dist-train", s);
   });

@@ -93,7 +93,7 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
   cmd->add_option("--mode", f.mode, "sync | async | backup:B")->capture_default_str();
   cmd->add_option("--compression", f.compression, "on | off (lossy 16-bit transfers)")
       ->capture_default_str();
-  cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (per-node medians) | measured-mean:TRACE.h5")->capture_default_str();
+  cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step)")->capture_default_str();
   cmd->add_option("--steps", f.steps, "Steps to simulate")->capture_default_str();
   cmd->add_option("--concurrent-steps", f.concurrent_steps, "Steps in flight per replica")
       ->capture_default_str();

@@ -40,3 +40,17 @@ add_test(NAME mpi_train_undisturbed
          WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
 set_tests_properties(mpi_fault_tolerance mpi_train_undisturbed PROPERTIES TIMEOUT 300 PROCESSORS 2
                      ENVIRONMENT "${FB_MPI_TEST_ENV}")
+
+# Bad flags get a clear error naming the problem (traces and graph exports need mode sync; unknown
+# models are named).
+add_test(NAME mpi_dist_train_trace_needs_sync
+         COMMAND sh -c "${FB_MPIRUN_LINE} -np 2 $<TARGET_FILE:flowbench> dist-train --mode async --trace t.h5"
+         WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+add_test(NAME mpi_dist_train_unknown_model
+         COMMAND sh -c "${FB_MPIRUN_LINE} -np 2 $<TARGET_FILE:flowbench> dist-train --model resnet"
+         WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+set_tests_properties(mpi_dist_train_trace_needs_sync PROPERTIES TIMEOUT 120 ENVIRONMENT "${FB_MPI_TEST_ENV}"
+                     PASS_REGULAR_EXPRESSION "--trace and --export-graph need mode sync, not 'async'")
+set_tests_properties(mpi_dist_train_unknown_model PROPERTIES TIMEOUT 120 ENVIRONMENT "${FB_MPI_TEST_ENV}"
+                     PASS_REGULAR_EXPRESSION "unknown model 'resnet' \\(linear, lenet, mlp\\)")
+
