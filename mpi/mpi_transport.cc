@@ -24,6 +24,9 @@ namespace {
 
 constexpr int64_t kDefaultChunkBytes = 256ll << 20;
 constexpr int64_t kDefaultWindowBytes = 64ll << 20;
+// Messages in flight per destination: every progress loop tests each outstanding request, so an
+// unbounded burst (1,000 messages of 64 KiB fit in the byte window) makes the loop quadratic.
+constexpr int kDefaultMaxInflightMessages = 16;
 using Clock = std::chrono::steady_clock;
 constexpr auto kSpinAfterActivity = std::chrono::milliseconds(5);
 
@@ -62,6 +65,7 @@ struct MpiTransport::Impl {
   struct Peer {
     int next_tag = kFirstPayloadTag;
     int64_t inflight_bytes = 0;
+    int inflight_messages = 0;
     std::deque<QueuedSend> waiting;
   };
   struct Arrival {
@@ -89,6 +93,7 @@ struct MpiTransport::Impl {
   std::atomic<int64_t> chunk_bytes{kDefaultChunkBytes};
   std::atomic<int64_t> window_bytes{kDefaultWindowBytes};
   Clock::duration spin_after_activity = kSpinAfterActivity;
+  int max_inflight_messages = kDefaultMaxInflightMessages;
   std::atomic<int64_t> bytes_sent{0}, bytes_received{0};
   std::atomic<bool> stop{false};
   RecvBufferPool recv_pool;
@@ -133,6 +138,7 @@ struct MpiTransport::Impl {
     if (op->window_peer >= 0) {
       Peer& peer = peers[op->window_peer];
       peer.inflight_bytes -= op->window_bytes;
+      --peer.inflight_messages;
       StartWaiting(op->window_peer);
     }
     std::shared_ptr<Op> done(std::move(op));
@@ -154,9 +160,10 @@ struct MpiTransport::Impl {
     return v.dtype() == DataType::kString ? static_cast<int64_t>(v.TotalBytes()) : v.ByteSize();
   }
 
-  // Flow control: at most window_bytes of payload in flight per destination (at least one
-  // tensor), so a burst of sends does not make the receiver allocate every buffer at once and
-  // Open MPI does not schedule hundreds of rendezvous transfers against each other.
+  // Flow control: at most window_bytes of payload (at least two tensors) and
+  // max_inflight_messages messages in flight per destination, so a burst of sends does not make
+  // the receiver allocate every buffer at once and Open MPI does not schedule hundreds of
+  // rendezvous transfers against each other.
   void EnqueueSend(int dst, QueuedSend q) {
     peers[dst].waiting.push_back(std::move(q));
     StartWaiting(dst);
@@ -166,10 +173,12 @@ struct MpiTransport::Impl {
     Peer& peer = peers[dst];
     while (!peer.waiting.empty()) {
       int64_t bytes = PayloadBytes(peer.waiting.front().value, peer.waiting.front().is_dead);
-      if (peer.inflight_bytes > 0 && peer.inflight_bytes + bytes > window_bytes.load()) return;
+      if (peer.inflight_messages >= 2 && peer.inflight_bytes + bytes > window_bytes.load()) return;
+      if (peer.inflight_messages >= max_inflight_messages) return;
       QueuedSend q = std::move(peer.waiting.front());
       peer.waiting.pop_front();
       peer.inflight_bytes += bytes;
+      ++peer.inflight_messages;
       StartSend(dst, std::move(q), bytes);
     }
   }
@@ -402,6 +411,8 @@ struct MpiTransport::Impl {
 MpiTransport::MpiTransport() : impl_(std::make_unique<Impl>()) {
   if (const char* w = std::getenv("FLOWBENCH_MPI_WINDOW_BYTES")) set_window_bytes(std::atoll(w));
   if (const char* c = std::getenv("FLOWBENCH_MPI_CHUNK_BYTES")) set_chunk_bytes(std::atoll(c));
+  if (const char* m = std::getenv("FLOWBENCH_MPI_MAX_INFLIGHT"))
+    impl_->max_inflight_messages = std::max(1, std::atoi(m));
   if (const char* us = std::getenv("FLOWBENCH_MPI_SPIN_US"))
     impl_->spin_after_activity = std::chrono::microseconds(std::atoll(us));
   int* ub = nullptr;

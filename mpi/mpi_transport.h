@@ -74,10 +74,14 @@ class MpiTransport {
 
   void set_chunk_bytes(int64_t bytes);
   // Flow control: payload bytes in flight per destination before further sends to it wait
-  // (default 64 MiB; one tensor is always allowed). The environment variables
+  // (default 64 MiB; two tensors are always allowed, so that even tensors larger than the
+  // window are pipelined), and at most 16 messages in flight per destination (each progress loop
+  // tests every outstanding request: 1,000 messages of 64 KiB in flight made it quadratic and
+  // such messages 3-6x slower). The environment variables
   // FLOWBENCH_MPI_WINDOW_BYTES and FLOWBENCH_MPI_CHUNK_BYTES set both at startup, and
   // FLOWBENCH_MPI_SPIN_US how long the progress thread keeps polling without sleeping after the
-  // last message (default 5000 us; then it waits in 50 us and later 1 ms slices).
+  // last message (default 5000 us; then it waits in 50 us and later 1 ms slices), and
+  // FLOWBENCH_MPI_MAX_INFLIGHT the message limit.
   void set_window_bytes(int64_t bytes);
   int64_t bytes_sent() const;
   int64_t bytes_received() const;
