@@ -7,7 +7,6 @@
 
 #include "engine/client/state_ops.h"
 #include "engine/runtime/session.h"
-#include "engine/runtime/subgraph.h"
 #include "engine/trace/trace_writer.h"
 #include "mpi/dist_model.h"
 #include "mpi/master.h"
@@ -147,13 +146,13 @@ Status RunMasterLoop(const DistTrainOptions& o, Trainer& t, Master* master, cons
   return t.Finish();
 }
 
-// One training step of `root`'s graph: "train" and what it needs.
-StatusOr<std::unique_ptr<Graph>> TrainStepGraph(const Scope& root) {
-  ASSIGN_OR_RETURN(auto graph, Graph::FromGraphDef(root.ToGraphDef()));
-  Node* train = graph->FindNode("train");
-  if (train == nullptr) return Internal("the data-parallel graph has no node 'train'");
-  PruneForTargets(graph.get(), {train});
-  return graph;
+// The graph of one synchronous training step as the master runs it (feeds rewritten to _Feed
+// nodes on rank 0, pruned to "train"), what --export-graph writes and the trace records.
+StatusOr<std::unique_ptr<Graph>> TrainStepGraph(Master* master, const Trainer& t, int replicas) {
+  std::vector<std::string> feeds;
+  for (int r = 0; r < replicas; ++r)
+    for (const auto& [name, value] : t.ReplicaFeeds(r, 0, r, replicas)) feeds.push_back(name);
+  return master->ExecutionGraph(feeds, {}, {"train"});
 }
 
 // The trace writer of --trace (null without), with the training step's graph.
@@ -183,13 +182,15 @@ Status RunWithParameterServers(const DistTrainOptions& o, const ClusterSpec& clu
   Trainer t{o, *model};
   Scope root = Scope::NewRootScope();
   ASSIGN_OR_RETURN(DataParallelGraph g, BuildPsGraph(o, cluster, root, model->Fns()));
-  RETURN_IF_ERROR(root.status());
-  ASSIGN_OR_RETURN(auto step_graph, TrainStepGraph(root));
-  if (!o.export_graph.empty()) RETURN_IF_ERROR(WriteGraphDefFile(step_graph->ToGraphDef(), o.export_graph));
-  ASSIGN_OR_RETURN(auto trace, OpenTrace(o, *step_graph));
   t.ckpt = VariableCheckpointer::Build(root, g.vars);
   RETURN_IF_ERROR(root.status());
   RETURN_IF_ERROR(master->Extend(root.ToGraphDef()));
+  std::unique_ptr<TraceWriter> trace;
+  if (!o.export_graph.empty() || !o.trace_path.empty()) {
+    ASSIGN_OR_RETURN(auto step_graph, TrainStepGraph(master.get(), t, static_cast<int>(g.losses.size())));
+    if (!o.export_graph.empty()) RETURN_IF_ERROR(WriteGraphDefFile(step_graph->ToGraphDef(), o.export_graph));
+    ASSIGN_OR_RETURN(trace, OpenTrace(o, *step_graph));
+  }
   return RunMasterLoop(o, t, master.get(), g, trace.get());
 }
 

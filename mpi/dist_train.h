@@ -17,8 +17,9 @@
 // Mode sync also writes, on request, what the simulator replays (issue 6 validation):
 // `trace_path`, an HDF5 trace (engine/trace) of every step with every rank's node executions
 // (Master::Run with tracing; step times are the client's, from issuing the step to its end), and
-// `export_graph`, the GraphDef JSON of one training step ("train" and what it needs, devices as
-// requested: /job:ps/task:k, /job:worker/task:k).
+// `export_graph`, the GraphDef JSON of one training step as the master runs it
+// (Master::ExecutionGraph: feeds rewritten to _Feed nodes on rank 0, pruned to "train"; devices
+// as requested: /job:ps/task:k, /job:worker/task:k).
 #include <cstdint>
 #include <string>
 

@@ -179,18 +179,27 @@ Status Master::Await(PendingStep* p, const std::string& what) {
   return p->status;
 }
 
+StatusOr<std::unique_ptr<Graph>> Master::ExecutionGraph(const std::vector<std::string>& feeds,
+                                                        const std::vector<std::string>& fetches,
+                                                        const std::vector<std::string>& targets,
+                                                        RewriteResult* rewrite) {
+  std::unique_ptr<Graph> g = graph_->Clone();
+  RewriteResult ignored;
+  RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets, rewrite ? rewrite : &ignored));
+  // Feeds and fetches pass through the client's call frame, which lives on rank 0.
+  for (Node* n : g->nodes())
+    if (n->op() == "_Feed" || n->op() == "_Fetch") n->mutable_def()->device = devices_[0].name;
+  return g;
+}
+
 StatusOr<std::shared_ptr<Master::Compiled>> Master::Compile(const std::vector<std::string>& feeds,
                                                             const std::vector<std::string>& fetches,
                                                             const std::vector<std::string>& targets) {
-  std::unique_ptr<Graph> g = graph_->Clone();
   auto c = std::make_shared<Compiled>();
-  c->feed_shapes = DeclaredFeedShapes(*g, feeds);
+  c->feed_shapes = DeclaredFeedShapes(*graph_, feeds);
   RewriteResult rewrite;
-  RETURN_IF_ERROR(RewriteGraphForExecution(g.get(), feeds, fetches, targets, &rewrite));
+  ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, ExecutionGraph(feeds, fetches, targets, &rewrite));
   c->feed_types = rewrite.feed_types;
-  // Feeds and fetches pass through the client's call frame, which lives on rank 0.
-  for (Node* n : g->nodes())
-    if (n->op() == "_Feed" || n->op() == "_Fetch") n->set_assigned_device(devices_[0].name);
   RETURN_IF_ERROR(PlaceGraph(g.get(), devices_, options_.placer));
   std::map<std::string, GraphDef> parts;
   RETURN_IF_ERROR(Partition(*g, &parts));

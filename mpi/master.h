@@ -24,6 +24,7 @@
 
 #include "engine/graph/graph.h"
 #include "engine/runtime/session.h"
+#include "engine/runtime/subgraph.h"
 #include "mpi/cluster_spec.h"
 #include "mpi/control_message.h"
 #include "mpi/worker.h"
@@ -60,6 +61,15 @@ class Master {
   Status Run(const RunOptions& options, const std::vector<NamedTensor>& feeds,
              const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
              std::vector<Tensor>* outputs, RunMetadata* metadata);
+  // The graph a step of this signature runs, before placement: the client graph rewritten for
+  // its feeds and fetches (4.2: _Feed/_Fetch nodes, pruned to what the step needs), with
+  // _Feed/_Fetch requested on rank 0's device, where the client's call frame lives. What the
+  // simulator replays (`flowbench dist-train --export-graph`). Errors: those of the rewrite,
+  // naming the feed, fetch or target.
+  StatusOr<std::unique_ptr<Graph>> ExecutionGraph(const std::vector<std::string>& feeds,
+                                                  const std::vector<std::string>& fetches,
+                                                  const std::vector<std::string>& targets,
+                                                  RewriteResult* rewrite = nullptr);
   // Pings every worker; Unavailable naming the ranks that did not answer within the timeout.
   Status CheckHealth();
   // Tells every worker to stop serving; later Runs fail with Cancelled. Idempotent.
