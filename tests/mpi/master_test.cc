@@ -98,6 +98,19 @@ TEST_CASE("A traced distributed step returns every rank's node executions", "[mp
     CHECK(s.transfer_bytes == 12);
   }
   CHECK(remote_sends == WorldSize() - 1);
+  // The graph such a step runs: feeds and fetches on rank 0, the rest as requested.
+  auto exec = (*master)->ExecutionGraph({"x"}, {"y"}, {});
+  REQUIRE(exec.ok());
+  int feeds = 0, fetches = 0;
+  for (Node* n : (*exec)->nodes()) {
+    if (n->op() != "_Feed" && n->op() != "_Fetch") continue;
+    ++(n->op() == "_Feed" ? feeds : fetches);
+    CHECK(n->requested_device() == cluster.DeviceName(0));
+  }
+  CHECK(feeds == 1);
+  CHECK(fetches == 1);
+  CHECK((*exec)->FindNode("scaled_" + std::to_string(WorldSize() - 1)) != nullptr);
+  CHECK_THAT((*master)->ExecutionGraph({"nope"}, {}, {}).status().message(), Catch::Contains("nope"));
   // Untraced steps carry no stats.
   RunMetadata plain;
   REQUIRE((*master)->Run(RunOptions(), {{"x", x}}, {"y"}, {}, &out, &plain).ok());
