@@ -34,49 +34,51 @@ GraphDef FanInGraph(int num_tasks) {
   return root.ToGraphDef();
 }
 
-TEST_CASE("Master places over every rank's devices and runs steps across ranks", "[mpi][master]") {
-  ClusterSpec cluster = ClusterSpec::AllWorkers(WorldSize());
+// Rank 0: a master holding FanInGraph; every other rank serves until it shuts down (null).
+std::unique_ptr<Master> FanInMaster(const ClusterSpec& cluster) {
   if (WorldRank() != 0) {
     REQUIRE(ServeWorker(cluster, {}).ok());
-    return;
+    return nullptr;
   }
   auto master = Master::Create(cluster);
   REQUIRE(master.ok());
-  REQUIRE((*master)->devices().size() == static_cast<size_t>(WorldSize()));
-  for (int r = 0; r < WorldSize(); ++r)
-    CHECK((*master)->devices()[r].name == cluster.DeviceName(r));
   REQUIRE((*master)->Extend(FanInGraph(WorldSize())).ok());
+  return std::move(*master);
+}
+
+TEST_CASE("Master places over every rank's devices and runs steps across ranks", "[mpi][master]") {
+  ClusterSpec cluster = ClusterSpec::AllWorkers(WorldSize());
+  std::unique_ptr<Master> master = FanInMaster(cluster);
+  if (!master) return;
+  REQUIRE(master->devices().size() == static_cast<size_t>(WorldSize()));
+  for (int r = 0; r < WorldSize(); ++r)
+    CHECK(master->devices()[r].name == cluster.DeviceName(r));
   int n = WorldSize();
   float scale = n * (n + 1) / 2.f;  // sum of t + 1: hand computation
   for (int step = 0; step < 3; ++step) {
     std::vector<Tensor> out;
     Tensor x = Tensor::FromVector<float>({1.f, -2.f, static_cast<float>(step)}, TensorShape{3});
-    Status s = (*master)->Run({{"x", x}}, {"y"}, {}, &out);
+    Status s = master->Run({{"x", x}}, {"y"}, {}, &out);
     INFO(s.ToString());
     REQUIRE(s.ok());
     CHECK(test::Values<float>(out[0]) == std::vector<float>{scale, -2 * scale, step * scale});
   }
-  CHECK((*master)->CheckHealth().ok());
-  CHECK_THAT((*master)->Run({}, {"nope"}, {}, nullptr).message(), Catch::Contains("nope"));
-  (*master)->Shutdown();
+  CHECK(master->CheckHealth().ok());
+  CHECK_THAT(master->Run({}, {"nope"}, {}, nullptr).message(), Catch::Contains("nope"));
+  master->Shutdown();
 }
 
 TEST_CASE("A traced distributed step returns every rank's node executions", "[mpi][master][trace]") {
   ClusterSpec cluster = ClusterSpec::AllWorkers(WorldSize());
-  if (WorldRank() != 0) {
-    REQUIRE(ServeWorker(cluster, {}).ok());
-    return;
-  }
-  auto master = Master::Create(cluster);
-  REQUIRE(master.ok());
-  REQUIRE((*master)->Extend(FanInGraph(WorldSize())).ok());
+  std::unique_ptr<Master> master = FanInMaster(cluster);
+  if (!master) return;
   Tensor x = Tensor::FromVector<float>({1.f, 2.f, 3.f}, TensorShape{3});
   std::vector<Tensor> out;
   RunOptions traced;
   traced.trace = true;
   RunMetadata md;
   const int64_t before = NowNs();
-  REQUIRE((*master)->Run(traced, {{"x", x}}, {"y"}, {}, &out, &md).ok());
+  REQUIRE(master->Run(traced, {{"x", x}}, {"y"}, {}, &out, &md).ok());
   const int64_t after = NowNs();
   // Every task t ran "scaled_<t>" on its own rank; the Recvs of task 0 name their peers.
   std::map<std::string, NodeExecStats> by_node;
@@ -99,7 +101,7 @@ TEST_CASE("A traced distributed step returns every rank's node executions", "[mp
   }
   CHECK(remote_sends == WorldSize() - 1);
   // The graph such a step runs: feeds and fetches on rank 0, the rest as requested.
-  auto exec = (*master)->ExecutionGraph({"x"}, {"y"}, {});
+  auto exec = master->ExecutionGraph({"x"}, {"y"}, {});
   REQUIRE(exec.ok());
   int feeds = 0, fetches = 0;
   for (Node* n : (*exec)->nodes()) {
@@ -110,12 +112,12 @@ TEST_CASE("A traced distributed step returns every rank's node executions", "[mp
   CHECK(feeds == 1);
   CHECK(fetches == 1);
   CHECK((*exec)->FindNode("scaled_" + std::to_string(WorldSize() - 1)) != nullptr);
-  CHECK_THAT((*master)->ExecutionGraph({"nope"}, {}, {}).status().message(), Catch::Contains("nope"));
+  CHECK_THAT(master->ExecutionGraph({"nope"}, {}, {}).status().message(), Catch::Contains("nope"));
   // Untraced steps carry no stats.
   RunMetadata plain;
-  REQUIRE((*master)->Run(RunOptions(), {{"x", x}}, {"y"}, {}, &out, &plain).ok());
+  REQUIRE(master->Run(RunOptions(), {{"x", x}}, {"y"}, {}, &out, &plain).ok());
   CHECK(plain.step_stats.empty());
-  (*master)->Shutdown();
+  master->Shutdown();
 }
 
 TEST_CASE("A failing node on a worker aborts the step on every rank and names task and node",
