@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <climits>
 #include <cstdlib>
 #include <condition_variable>
@@ -27,6 +28,9 @@ constexpr int64_t kDefaultWindowBytes = 64ll << 20;
 // Messages in flight per destination: every progress loop tests each outstanding request, so an
 // unbounded burst (1,000 messages of 64 KiB fit in the byte window) makes the loop quadratic.
 constexpr int kDefaultMaxInflightMessages = 16;
+// Payloads up to this size travel inside their header message (wire_format.h): below Open MPI's
+// eager limits, where a second message costs more than copying the bytes.
+constexpr int64_t kDefaultMaxInlineBytes = 4096;
 using Clock = std::chrono::steady_clock;
 constexpr auto kSpinAfterActivity = std::chrono::milliseconds(5);
 
@@ -94,6 +98,7 @@ struct MpiTransport::Impl {
   std::atomic<int64_t> window_bytes{kDefaultWindowBytes};
   Clock::duration spin_after_activity = kSpinAfterActivity;
   int max_inflight_messages = kDefaultMaxInflightMessages;
+  int64_t max_inline_bytes = kDefaultMaxInlineBytes;
   std::atomic<int64_t> bytes_sent{0}, bytes_received{0};
   std::atomic<bool> stop{false};
   RecvBufferPool recv_pool;
@@ -209,13 +214,16 @@ struct MpiTransport::Impl {
       }
     }
     h.chunk_bytes = chunk_bytes.load();
-    h.payload_tag = NextTag(dst);
+    const bool inline_payload = h.payload_bytes <= max_inline_bytes;
+    h.payload_tag = inline_payload ? kInlinePayload : NextTag(dst);
+    if (inline_payload && h.payload_bytes > 0) h.inline_payload.assign(data, h.payload_bytes);
     op->header = EncodeHeader(h);
     MPI_Request r;
     int rc = MPI_Isend(op->header.data(), static_cast<int>(op->header.size()), MPI_BYTE, dst,
                        kHeaderTag, MPI_COMM_WORLD, &r);
     Track(op.get(), rc, r, "MPI_Isend (header)");
-    PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, dst, h.payload_tag, true);
+    if (!inline_payload)
+      PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, dst, h.payload_tag, true);
     bytes_sent += h.payload_bytes;
     Add(std::move(op));
   }
@@ -296,7 +304,11 @@ struct MpiTransport::Impl {
       }
       Deliver(step, key, o->tensor, dead);
     };
-    PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, src, h.payload_tag, false);
+    if (h.payload_tag == kInlinePayload) {
+      if (data != nullptr) std::memcpy(data, h.inline_payload.data(), h.inline_payload.size());
+    } else {
+      PostChunks(op.get(), data, h.payload_bytes, h.chunk_bytes, src, h.payload_tag, false);
+    }
     bytes_received += h.payload_bytes;
     Add(std::move(op));
   }
@@ -411,6 +423,8 @@ struct MpiTransport::Impl {
 MpiTransport::MpiTransport() : impl_(std::make_unique<Impl>()) {
   if (const char* w = std::getenv("FLOWBENCH_MPI_WINDOW_BYTES")) set_window_bytes(std::atoll(w));
   if (const char* c = std::getenv("FLOWBENCH_MPI_CHUNK_BYTES")) set_chunk_bytes(std::atoll(c));
+  if (const char* b = std::getenv("FLOWBENCH_MPI_INLINE_BYTES"))
+    impl_->max_inline_bytes = std::atoll(b);  // -1: every payload in a message of its own
   if (const char* m = std::getenv("FLOWBENCH_MPI_MAX_INFLIGHT"))
     impl_->max_inflight_messages = std::max(1, std::atoi(m));
   if (const char* us = std::getenv("FLOWBENCH_MPI_SPIN_US"))

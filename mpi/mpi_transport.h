@@ -81,7 +81,9 @@ class MpiTransport {
   // FLOWBENCH_MPI_WINDOW_BYTES and FLOWBENCH_MPI_CHUNK_BYTES set both at startup, and
   // FLOWBENCH_MPI_SPIN_US how long the progress thread keeps polling without sleeping after the
   // last message (default 5000 us; then it waits in 50 us and later 1 ms slices), and
-  // FLOWBENCH_MPI_MAX_INFLIGHT the message limit.
+  // FLOWBENCH_MPI_MAX_INFLIGHT the message limit. Payloads up to 4 KiB travel inside their
+  // header message (one message per tensor; FLOWBENCH_MPI_INLINE_BYTES sets the limit, -1 sends
+  // every payload in a message of its own).
   void set_window_bytes(int64_t bytes);
   int64_t bytes_sent() const;
   int64_t bytes_received() const;

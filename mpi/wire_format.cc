@@ -31,6 +31,7 @@ std::string EncodeHeader(const TensorHeader& h) {
   for (int64_t d : h.dims) Put(&out, d);
   Put(&out, static_cast<int32_t>(h.key.size()));
   out += h.key;
+  if (h.payload_tag == kInlinePayload) out += h.inline_payload;
   return out;
 }
 
@@ -48,9 +49,13 @@ Status DecodeHeader(const std::string& in, TensorHeader* h) {
   h->dims.resize(rank);
   for (auto& d : h->dims)
     if (!Get(in, &pos, &d) || d < 0) return DataLoss("tensor header has a bad dimension");
-  if (!Get(in, &pos, &key_len) || key_len < 0 || pos + key_len != in.size())
+  const bool inline_payload = h->payload_tag == kInlinePayload;
+  const int64_t after_key = inline_payload ? h->payload_bytes : 0;
+  if (!Get(in, &pos, &key_len) || key_len < 0 ||
+      static_cast<int64_t>(pos) + key_len + after_key != static_cast<int64_t>(in.size()))
     return DataLoss("tensor header key length does not match the message size");
   h->key = in.substr(pos, key_len);
+  h->inline_payload = inline_payload ? in.substr(pos + key_len) : std::string();
   if (!h->is_dead) {
     int64_t n = 1;
     for (int64_t d : h->dims) n *= d;

@@ -10,7 +10,10 @@
 
 namespace fb::mpi {
 
-// The header sent (tag kHeaderTag) before each tensor's payload.
+// The header sent (tag kHeaderTag) before each tensor's payload. Small payloads travel inside
+// the header message itself (payload_tag == kInlinePayload, the bytes after the key): one
+// message per tensor instead of two.
+inline constexpr int32_t kInlinePayload = -1;
 struct TensorHeader {
   int64_t step_id = 0;
   int32_t dtype = 0;
@@ -19,7 +22,8 @@ struct TensorHeader {
   int64_t payload_bytes = 0;
   int64_t chunk_bytes = 1;
   std::vector<int64_t> dims;
-  std::string key;  // the rendezvous key, ParsedKey::FullKey()
+  std::string key;             // the rendezvous key, ParsedKey::FullKey()
+  std::string inline_payload;  // payload_tag == kInlinePayload: the payload_bytes themselves
 };
 
 std::string EncodeHeader(const TensorHeader& h);

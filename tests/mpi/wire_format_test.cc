@@ -1,6 +1,7 @@
 #include "mpi/wire_format.h"
 
 #include <catch2/catch.hpp>
+#include <cstring>
 
 #include "mpi/recv_buffer_pool.h"
 
@@ -31,6 +32,34 @@ TEST_CASE("Tensor headers round-trip and malformed ones are rejected with the re
   h.payload_bytes = 24;
   h.dtype = 999;
   CHECK_THAT(DecodeHeader(EncodeHeader(h), &back).message(), Catch::Contains("unknown dtype 999"));
+}
+
+TEST_CASE("Small payloads travel inside the header; a truncated one is DataLoss", "[mpi][wire]") {
+  TensorHeader h;
+  h.step_id = 7;
+  h.dtype = static_cast<int32_t>(DataType::kInt32);
+  h.payload_tag = kInlinePayload;
+  h.payload_bytes = 8;
+  h.dims = {2};
+  h.key = "k";
+  const int32_t values[2] = {-3, 1 << 30};
+  h.inline_payload.assign(reinterpret_cast<const char*>(values), sizeof(values));
+  const std::string bytes = EncodeHeader(h);
+  TensorHeader back;
+  REQUIRE(DecodeHeader(bytes, &back).ok());
+  CHECK(back.payload_tag == kInlinePayload);
+  CHECK(back.key == "k");
+  REQUIRE(back.inline_payload.size() == 8);
+  int32_t got[2];
+  std::memcpy(got, back.inline_payload.data(), sizeof(got));
+  CHECK(got[0] == -3);
+  CHECK(got[1] == 1 << 30);
+  CHECK_THAT(DecodeHeader(bytes.substr(0, bytes.size() - 1), &back).message(),
+             Catch::Contains("key length"));
+  // Not inline: nothing may follow the key.
+  h.payload_tag = 12;
+  CHECK(DecodeHeader(EncodeHeader(h), &back).ok());
+  CHECK(back.inline_payload.empty());
 }
 
 TEST_CASE("String tensors serialize with length prefixes, truncation is DataLoss", "[mpi][wire]") {
