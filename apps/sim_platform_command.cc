@@ -27,6 +27,8 @@ StatusOr<std::vector<std::pair<std::string, int>>> ParseJobs(const std::string& 
     if (eq == std::string::npos || eq == 0)
       return InvalidArgument("jobs must be like ps=1,worker=3, got '", text, "'");
     jobs.emplace_back(item.substr(0, eq), std::stoi(item.substr(eq + 1)));
+    if (jobs.back().second < 1)
+      return InvalidArgument("job '", jobs.back().first, "' needs at least one task, got '", text, "'");
   }
   return jobs;
 }

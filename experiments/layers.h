@@ -31,7 +31,7 @@ struct VariableSpec {
 };
 
 // The trainable Variables of a model, in creation order, and the Assigns that initialize them.
-// Two further modes serve data parallelism (mpi/registered_model.h), where the Variables live
+// Two further modes serve data parallelism (mpi/dist_model.h), where the Variables live
 // once on the parameter servers and every replica builds its own forward pass:
 //   CreateFromSpecs  creates Variables (and initializers) from specs recorded by another store,
 //                    with the same names and random streams as a single-process model;

@@ -23,7 +23,8 @@ struct SimCosts {
   std::function<int64_t(const Node& n, int port)> output_bytes;
   // Optional, from a real run (sim/measured_latencies.h); null or negative: not measured.
   // Delivery seconds of the transfer whose _Send is named `send_node` (replaces the platform's
-  // latency + bytes / bandwidth when longer).
+  // latency + bytes / bandwidth when longer; being a measurement of the real bytes, it is not
+  // halved by --compression).
   std::function<double(const std::string& send_node)> transfer_s;
   // Seconds from a step's start until the device starts it, and from its end on the device until
   // the step ends (the control plane: run request and done reply), by device name.

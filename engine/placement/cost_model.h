@@ -34,8 +34,11 @@ struct Trace;
 
 // Per-node durations measured in a trace: (end_ns - start_ns) of compute, send and recv events,
 // keyed by (node name, device type), summarised by their median (default: robust to the
-// preempted executions of a shared machine, so the sum over a step's nodes predicts the median
-// step) or their mean (predicts the mean step, outliers included).
+// preempted executions of a shared machine; what the placers use) or their mean. Means compose:
+// over a set of steps, the sum of per-node means is the mean of the steps' sums, which per-node
+// medians are not (durations within a step are correlated and skewed: on a 2-rank LeNet run
+// their sum fell 20% short of the median step), so the simulator's measured cost model uses
+// means over the typical steps (sim/sim_costs.h).
 class MeasuredCosts {
  public:
   enum class Statistic { kMedian, kMean };

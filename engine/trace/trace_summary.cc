@@ -129,7 +129,8 @@ std::set<int64_t> TypicalSteps(const Trace& trace, double band) {
   if (by_time.empty()) return steps;
   std::sort(by_time.begin(), by_time.end());
   const double n = static_cast<double>(by_time.size());
-  const double lo = std::clamp(0.5 - band / 2, 0.0, 1.0) * n, hi = std::clamp(0.5 + band / 2, 0.0, 1.0) * n;
+  const double lo = std::clamp(0.5 - band / 2, 0.0, 1.0) * n;
+  const double hi = std::clamp(0.5 + band / 2, 0.0, 1.0) * n;
   for (size_t i = static_cast<size_t>(lo); i < by_time.size() && static_cast<double>(i) < hi; ++i)
     steps.insert(by_time[i].second);
   steps.insert(by_time[by_time.size() / 2].second);
