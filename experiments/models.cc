@@ -99,7 +99,8 @@ Status BuildTraining(const Scope& root, const ModelOptions& o, Output loss, Outp
   ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> opt, MakeOptimizer(o));
   std::vector<NodeOut> xs(vars.variables().begin(), vars.variables().end());
   std::vector<NodeOut> grads;
-  RETURN_IF_ERROR(AddSymbolicGradients(root.graph(), {loss}, xs, {}, &grads));
+  RETURN_IF_ERROR(AddSymbolicGradients(root.graph(), {loss}, xs, {}, &grads, "gradients",
+                                       /*gate_gradients=*/true));  // as optimizers do
   std::vector<std::pair<Output, Output>> pairs;
   for (size_t i = 0; i < grads.size(); ++i) {
     Output g(grads[i]);

@@ -33,7 +33,8 @@ std::vector<Output> ReplicaGradients(const Scope& root, const ModelFns& model,
   out->losses.push_back(loss);
   if (!root.ok()) return {};
   std::vector<NodeOut> xs(vars.begin(), vars.end()), grads;
-  root.UpdateStatus(AddSymbolicGradients(g, {loss}, xs, {}, &grads, ReplicaPrefix(i) + "/gradients"));
+  root.UpdateStatus(AddSymbolicGradients(g, {loss}, xs, {}, &grads, ReplicaPrefix(i) + "/gradients",
+                                         /*gate_gradients=*/true));  // as optimizers do
   // Gradient nodes follow their replica (TensorFlow's colocate_gradients_with_ops).
   for (int id = first; id < g->num_node_ids(); ++id)
     if (Node* n = g->node(id); n && n->requested_device().empty()) n->mutable_def()->device = device;

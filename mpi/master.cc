@@ -299,7 +299,7 @@ Status Master::Run(const RunOptions& options, const std::vector<NamedTensor>& fe
     }
     cv_.notify_all();
     if (abort) Abort(&p, s);
-  });
+  }, Executor::Args::StartOn::kCaller);  // this thread only waits for the step
   Status status = Await(&p, "step " + std::to_string(p.step_id));
   {
     std::lock_guard<std::mutex> l(mu_);

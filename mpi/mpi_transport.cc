@@ -31,6 +31,8 @@ constexpr int kDefaultMaxInflightMessages = 16;
 // Payloads up to this size travel inside their header message (wire_format.h): below Open MPI's
 // eager limits, where a second message costs more than copying the bytes.
 constexpr int64_t kDefaultMaxInlineBytes = 4096;
+// Arrivals up to this size are delivered to their sink on the progress thread.
+constexpr int64_t kDefaultMaxInlineDeliveryBytes = 64 << 10;
 using Clock = std::chrono::steady_clock;
 constexpr auto kSpinAfterActivity = std::chrono::milliseconds(5);
 
@@ -56,6 +58,7 @@ struct MpiTransport::Impl {
     Status error;
     int window_peer = -1;  // sends: the destination whose window this op holds
     int64_t window_bytes = 0;
+    bool finish_inline = false;  // run `finish` on the progress thread (small arrivals)
     std::function<void(Op*)> finish;
   };
   // A tensor waiting for room in its destination's window.
@@ -99,6 +102,7 @@ struct MpiTransport::Impl {
   Clock::duration spin_after_activity = kSpinAfterActivity;
   int max_inflight_messages = kDefaultMaxInflightMessages;
   int64_t max_inline_bytes = kDefaultMaxInlineBytes;
+  int64_t max_inline_delivery_bytes = kDefaultMaxInlineDeliveryBytes;
   std::atomic<int64_t> bytes_sent{0}, bytes_received{0};
   std::atomic<bool> stop{false};
   RecvBufferPool recv_pool;
@@ -146,6 +150,7 @@ struct MpiTransport::Impl {
       --peer.inflight_messages;
       StartWaiting(op->window_peer);
     }
+    if (op->finish_inline) return op->finish(op.get());
     std::shared_ptr<Op> done(std::move(op));
     delivery.Schedule([done] { done->finish(done.get()); });
   }
@@ -304,6 +309,10 @@ struct MpiTransport::Impl {
       }
       Deliver(step, key, o->tensor, dead);
     };
+    // Small arrivals go to their Recv from this thread (a handoff to the delivery pool would
+    // cost more than the delivery); large ones may be copied by their consumer.
+    op->finish_inline = h.dtype != static_cast<int32_t>(DataType::kString) &&
+                        h.payload_bytes <= max_inline_delivery_bytes;
     if (h.payload_tag == kInlinePayload) {
       if (data != nullptr) std::memcpy(data, h.inline_payload.data(), h.inline_payload.size());
     } else {
@@ -425,6 +434,8 @@ MpiTransport::MpiTransport() : impl_(std::make_unique<Impl>()) {
   if (const char* c = std::getenv("FLOWBENCH_MPI_CHUNK_BYTES")) set_chunk_bytes(std::atoll(c));
   if (const char* b = std::getenv("FLOWBENCH_MPI_INLINE_BYTES"))
     impl_->max_inline_bytes = std::atoll(b);  // -1: every payload in a message of its own
+  if (const char* d = std::getenv("FLOWBENCH_MPI_INLINE_DELIVERY_BYTES"))
+    impl_->max_inline_delivery_bytes = std::atoll(d);  // -1: every arrival via the delivery pool
   if (const char* m = std::getenv("FLOWBENCH_MPI_MAX_INFLIGHT"))
     impl_->max_inflight_messages = std::max(1, std::atoi(m));
   if (const char* us = std::getenv("FLOWBENCH_MPI_SPIN_US"))

@@ -2,9 +2,10 @@
 // MpiTransport: moves tensors and control messages between ranks (whitepaper 3.3,
 // "cross-machine communication") over Open MPI nonblocking point-to-point, and runs the
 // collectives of allreduce training (section 7). One progress thread per process makes every
-// MPI call of the transport, so executor threads never block on MPI (5.3); completions (arrived
-// tensors, finished sends, control messages) are handed to a small delivery pool, so kernels
-// that continue from a Recv never run on the progress thread.
+// MPI call of the transport, so executor threads never block on MPI (5.3). Arrived tensors of
+// up to 64 KiB (not strings) go to their step's sink on the progress thread itself, larger ones
+// and finished sends are handed to a small delivery pool; either way kernels that continue from
+// a Recv run on the executor's threads (the Recv's completion only schedules them).
 //
 // Wire protocol (docs/mpi.md), MPI_COMM_WORLD, tags:
 //   kHeaderTag (1)   tensor header, MPI_BYTE: step id, dtype, is_dead, dims, payload tag,
@@ -35,6 +36,7 @@ namespace fb::mpi {
 class MpiTransport {
  public:
   using SendDone = std::function<void(const Status&)>;
+  // Receives a step's arrivals; may run on the progress thread, so it must not block.
   using Sink = std::function<void(const std::string& key, const Tensor& value, bool is_dead)>;
   // A control message from rank `src`; runs on the progress thread and must not block (no MPI
   // waits, no waiting for other messages; sending is fine).
@@ -83,7 +85,8 @@ class MpiTransport {
   // last message (default 5000 us; then it waits in 50 us and later 1 ms slices), and
   // FLOWBENCH_MPI_MAX_INFLIGHT the message limit. Payloads up to 4 KiB travel inside their
   // header message (one message per tensor; FLOWBENCH_MPI_INLINE_BYTES sets the limit, -1 sends
-  // every payload in a message of its own).
+  // every payload in a message of its own); FLOWBENCH_MPI_INLINE_DELIVERY_BYTES sets the largest
+  // arrival delivered on the progress thread (default 64 KiB; -1: all via the delivery pool).
   void set_window_bytes(int64_t bytes);
   int64_t bytes_sent() const;
   int64_t bytes_received() const;

@@ -87,8 +87,9 @@ Status Worker::RegisterGraph(int64_t handle, const std::map<std::string, GraphDe
 }
 
 void Worker::RunGraph(int64_t handle, int64_t step_id, CallFrame* frame, StepStatsCollector* stats,
-                      DoneCallback done) {
-  if (options_.delay_ms <= 0) return RunGraphNow(handle, step_id, frame, stats, std::move(done));
+                      DoneCallback done, Executor::Args::StartOn start_on) {
+  if (options_.delay_ms <= 0)
+    return RunGraphNow(handle, step_id, frame, stats, std::move(done), start_on);
   // A straggler: the step starts late, but the worker keeps answering the master meanwhile.
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -96,14 +97,14 @@ void Worker::RunGraph(int64_t handle, int64_t step_id, CallFrame* frame, StepSta
   }
   std::thread([this, handle, step_id, frame, stats, done = std::move(done)]() mutable {
     std::this_thread::sleep_for(std::chrono::milliseconds(options_.delay_ms));
-    RunGraphNow(handle, step_id, frame, stats, std::move(done));
+    RunGraphNow(handle, step_id, frame, stats, std::move(done), Executor::Args::StartOn::kRunner);
     std::lock_guard<std::mutex> l(mu_);
     --delayed_;
   }).detach();
 }
 
 void Worker::RunGraphNow(int64_t handle, int64_t step_id, CallFrame* frame,
-                         StepStatsCollector* stats, DoneCallback done) {
+                         StepStatsCollector* stats, DoneCallback done, Executor::Args::StartOn start_on) {
   auto step = std::make_shared<Step>(cluster_, rank_, step_id);
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -148,7 +149,10 @@ void Worker::RunGraphNow(int64_t handle, int64_t step_id, CallFrame* frame,
   args.rendezvous = &step->rendezvous;
   args.call_frame = frame;
   args.stats = stats;
-  for (auto& e : step->executors) e->RunAsync(args, finish);
+  for (size_t i = 0; i < step->executors.size(); ++i) {
+    args.start_on = i + 1 == step->executors.size() ? start_on : Executor::Args::StartOn::kRunner;
+    step->executors[i]->RunAsync(args, finish);
+  }
 }
 
 void Worker::AbortStep(int64_t step_id, const Status& status) {

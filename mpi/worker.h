@@ -56,9 +56,11 @@ class Worker {
   // Runs the partitions of `handle` for `step_id`; `frame` (feeds and fetches, rank 0 only) may be
   // null; `stats`, when not null, records every node execution (tracing, whitepaper 9) and must
   // outlive `done`. `done` gets the first error, prefixed with this task's name; Aborted if the
-  // step was aborted before it started.
+  // step was aborted before it started. `start_on` applies to the last partition (the others
+  // start on their pools): kCaller for a caller that only waits for `done` (the master's client
+  // thread), kCallerInexpensive for the MPI progress thread (Executor::Args::StartOn).
   void RunGraph(int64_t handle, int64_t step_id, CallFrame* frame, StepStatsCollector* stats,
-                DoneCallback done);
+                DoneCallback done, Executor::Args::StartOn start_on = Executor::Args::StartOn::kRunner);
   // Aborts the step's rendezvous (running Recvs fail, executors stop); a later RunGraph of that
   // step fails at once.
   void AbortStep(int64_t step_id, const Status& status);
@@ -66,7 +68,7 @@ class Worker {
  private:
   struct Step;
   void RunGraphNow(int64_t handle, int64_t step_id, CallFrame* frame, StepStatsCollector* stats,
-                   DoneCallback done);
+                   DoneCallback done, Executor::Args::StartOn start_on);
   Worker(const ClusterSpec& cluster, int rank, const WorkerOptions& options,
          std::shared_ptr<DeviceMgr> devices);
 

@@ -38,7 +38,7 @@ class WorkerService {
         if (stats) done.stats = stats->Take();
         for (NodeExecStats& n : done.stats) n.rank = worker_->rank();
         Reply(std::move(done));
-      });
+      }, Executor::Args::StartOn::kCallerInexpensive);  // this is the progress thread
     } else if (msg->type == "abort") {
       worker_->AbortStep(msg->step_id, msg->status);
     } else if (msg->type == "ping") {

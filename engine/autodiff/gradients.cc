@@ -70,7 +70,8 @@ StatusOr<std::vector<GradUnit>> CondensedOrder(const Graph& g, const std::vector
 
 class GradientBuilder {
  public:
-  GradientBuilder(Graph* g, std::string scope) : g_(g), scope_(std::move(scope)) {}
+  GradientBuilder(Graph* g, std::string scope, bool gate)
+      : g_(g), scope_(std::move(scope)), gate_(gate) {}
 
   Status Build(const std::vector<NodeOut>& ys, const std::vector<NodeOut>& xs,
                const std::vector<NodeOut>& grad_ys, std::vector<NodeOut>* grad_xs) {
@@ -182,10 +183,29 @@ class GradientBuilder {
     if (static_cast<int>(dx.size()) != n->num_inputs())
       return Internal("gradient of ", n->op(), " '", n->name(), "' returned ", dx.size(),
                       " gradients for ", n->num_inputs(), " inputs");
+    if (gate_) RETURN_IF_ERROR(Gate(n, &dx));
     for (int i = 0; i < n->num_inputs(); ++i) {
       if (!dx[i].valid()) continue;
       const Edge* e = n->input_edge(i);
       if (e && relevant_.count(e->src->id())) grads_[{e->src->id(), e->src_output}].push_back(dx[i]);
+    }
+    return Status::OK();
+  }
+
+  // GATE_OP (gradients.h): each of `dx` becomes an Identity that also waits for the others.
+  Status Gate(Node* n, std::vector<NodeOut>* dx) {
+    std::vector<Node*> producers;
+    for (const NodeOut& d : *dx)
+      if (d.valid()) producers.push_back(d.node);
+    if (producers.size() < 2) return Status::OK();
+    for (NodeOut& d : *dx) {
+      if (!d.valid()) continue;
+      NodeBuilder b(g_->NewName(scope_ + "/" + n->name() + "/tuple"), "Identity");
+      b.Input(d);
+      for (Node* p : producers)
+        if (p != d.node) b.ControlInput(p);
+      ASSIGN_OR_RETURN(Node * gated, b.Finalize(g_));
+      d = NodeOut{gated, 0};
     }
     return Status::OK();
   }
@@ -216,6 +236,7 @@ class GradientBuilder {
 
   Graph* g_;
   std::string scope_;
+  bool gate_ = false;
   ControlFlowInfo info_;
   std::set<int> relevant_;
   std::map<OutKey, std::vector<NodeOut>> grads_;
@@ -227,8 +248,9 @@ void RegisterWhileGradient(WhileGradFn fn) { *WhileGradient() = std::move(fn); }
 
 Status AddSymbolicGradients(Graph* g, const std::vector<NodeOut>& ys,
                             const std::vector<NodeOut>& xs, const std::vector<NodeOut>& grad_ys,
-                            std::vector<NodeOut>* grad_xs, const std::string& name_scope) {
-  GradientBuilder b(g, name_scope);
+                            std::vector<NodeOut>* grad_xs, const std::string& name_scope,
+                            bool gate_gradients) {
+  GradientBuilder b(g, name_scope, gate_gradients);
   return b.Build(ys, xs, grad_ys, grad_xs);
 }
 

@@ -18,10 +18,15 @@ namespace fb {
 
 // `grad_ys` may be empty (then each y gets OnesLike(y)) or have one entry per y.
 // New nodes are named "<name_scope>/...". On success (*grad_xs)[i] is the gradient for xs[i].
+// `gate_gradients` (TensorFlow's Optimizer GATE_OP, what optimizers use): the gradients an op
+// produces for its several inputs become available together (Identity nodes "<op>/tuple", each
+// with control edges from the others' producers), so an update that consumes one cannot run
+// before another that still reads the same variable (MatMul(h, w): dh reads w, dw updates it).
 Status AddSymbolicGradients(Graph* g, const std::vector<NodeOut>& ys,
                             const std::vector<NodeOut>& xs, const std::vector<NodeOut>& grad_ys,
                             std::vector<NodeOut>* grad_xs,
-                            const std::string& name_scope = "gradients");
+                            const std::string& name_scope = "gradients",
+                            bool gate_gradients = false);
 
 // While loops (whitepaper 4.4) are differentiated as a whole: when the backward walk reaches a
 // loop frame, the registered builder gets the summed gradient of each of the frame's Exit nodes

@@ -88,7 +88,8 @@ Node* Optimizer::Minimize(const Scope& scope, Output loss, const std::vector<Out
     return nullptr;
   }
   std::vector<NodeOut> grads;
-  Status st = AddSymbolicGradients(scope.graph(), {loss}, xs, {}, &grads, "gradients");
+  Status st = AddSymbolicGradients(scope.graph(), {loss}, xs, {}, &grads, "gradients",
+                                   /*gate_gradients=*/true);
   if (!st.ok()) {
     scope.UpdateStatus(st);
     return nullptr;

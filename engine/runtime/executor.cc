@@ -44,7 +44,15 @@ Status ExecutorImpl::Initialize() {
       item.out_edges.push_back({e->dst->id(), e->src_output, e->dst_input});
     if (n->in_edges().empty()) root_nodes_.push_back(n->id());
   }
+  cost_ns_ = std::make_unique<std::atomic<int64_t>[]>(items_.size());
+  for (size_t i = 0; i < items_.size(); ++i) cost_ns_[i] = items_[i].is_expensive ? kUnmeasured : 0;
   return Status::OK();
+}
+
+void ExecutorImpl::RecordCost(int id, int64_t ns) const {
+  std::atomic<int64_t>& c = cost_ns_[id];
+  int64_t old = c.load(std::memory_order_relaxed);  // racing updates may lose one sample
+  c.store(old == kUnmeasured ? ns : old + (ns - old) / 8, std::memory_order_relaxed);
 }
 
 Executor::Executor(std::unique_ptr<ExecutorImpl> impl) : impl_(std::move(impl)) {}
@@ -66,7 +74,9 @@ Status Executor::Run(const Args& args) {
   std::condition_variable cv;
   bool finished = false;
   Status result;
-  RunAsync(args, [&](const Status& s) {
+  Args on_caller = args;
+  on_caller.start_on = Args::StartOn::kCaller;
+  RunAsync(on_caller, [&](const Status& s) {
     std::lock_guard<std::mutex> l(mu);
     result = s;
     finished = true;

@@ -1,6 +1,8 @@
 #pragma once
 // Internal to the executor: the immutable per-graph tables built once by Executor::Create and
 // shared by every step. Not a public header.
+#include <atomic>
+#include <climits>
 #include <map>
 #include <memory>
 #include <string>
@@ -58,6 +60,17 @@ class ExecutorImpl {
   }
   void RunAsync(const Executor::Args& args, Executor::DoneCallback done) const;
 
+  // Inline scheduling: a node runs inline on the thread that made it ready unless it is
+  // expensive: declared expensive (OpKernel::IsExpensive) and, once measured, with a mean run
+  // time above kInexpensiveNs (TensorFlow's KernelStats, threshold 8,000 cycles).
+  static constexpr int64_t kInexpensiveNs = 2000;
+  bool IsExpensive(int id) const {
+    return items_[id].is_expensive && cost_ns_[id].load(std::memory_order_relaxed) > kInexpensiveNs;
+  }
+  // Folds one measured run time (ns) of declared-expensive node `id` into its mean (weight 1/8
+  // for the newest, so a kernel whose inputs grow is noticed within a few steps).
+  void RecordCost(int id, int64_t ns) const;
+
  private:
   std::unique_ptr<const Graph> graph_;
   Device* device_;
@@ -65,6 +78,9 @@ class ExecutorImpl {
   std::vector<int> root_nodes_;  // nodes with no inputs at all
   int total_inputs_ = 0;
   std::map<std::string, int> frame_input_count_;
+  // Per node id: mean run time in ns, kUnmeasured until the first run (steps share it).
+  static constexpr int64_t kUnmeasured = INT64_MAX;
+  std::unique_ptr<std::atomic<int64_t>[]> cost_ns_;
 };
 
 }  // namespace fb

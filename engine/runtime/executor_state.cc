@@ -2,6 +2,18 @@
 
 namespace fb {
 
+namespace {
+// The Process loop running on this thread, if any: an asynchronous kernel that completes inside
+// it (a Recv whose value was already there) continues in that loop instead of recursing, and a
+// completion for another step's executor goes to the runner (no unbounded nesting).
+struct InlineContext {
+  const ExecutorState* state;
+  std::deque<TaggedNode>* ready;
+  bool inexpensive_only;
+};
+thread_local InlineContext* tls_inline = nullptr;
+}  // namespace
+
 IterationState::IterationState(const ExecutorImpl& impl)
     : inputs(impl.total_inputs()), pending(impl.num_items()), dead_count(impl.num_items(), 0) {
   for (int i = 0; i < impl.num_items(); ++i)
@@ -31,7 +43,13 @@ void ExecutorState::Start() {
   for (int id : roots) ready.push_back({id, &root_frame_, 0, false});
   root_frame_.iterations[0]->outstanding_ops = static_cast<int>(ready.size());
   num_outstanding_ops_ = static_cast<int>(ready.size());
-  ScheduleReady(ready, nullptr);
+  using StartOn = Executor::Args::StartOn;
+  if (args_.start_on == StartOn::kRunner) return ScheduleReady(ready, nullptr);
+  const bool inexpensive_only = args_.start_on == StartOn::kCallerInexpensive;
+  std::deque<TaggedNode> on_caller;
+  ScheduleReady(ready, &on_caller, inexpensive_only);
+  // May finish the step (and delete this).
+  if (!on_caller.empty()) Process(std::move(on_caller), inexpensive_only ? Executor::kInlineBudgetNs : 0);
 }
 
 Status ExecutorState::PrepareInputs(const NodeItem& item, IterationState* iter_state,
@@ -87,13 +105,24 @@ Status ExecutorState::ProcessOutputs(const NodeItem& item, OpKernelContext* ctx,
   return Status::OK();
 }
 
-void ExecutorState::Process(TaggedNode tagged) {
-  std::deque<TaggedNode> inline_ready;
-  inline_ready.push_back(tagged);
+void ExecutorState::Process(std::deque<TaggedNode> inline_ready, int64_t budget_ns) {
+  const bool inexpensive_only = budget_ns > 0;
+  const int64_t deadline = inexpensive_only ? NowNs() + budget_ns : 0;
+  InlineContext context{this, &inline_ready, inexpensive_only};
+  struct Restore {
+    InlineContext* outer;
+    ~Restore() { tls_inline = outer; }
+  } restore{tls_inline};
+  tls_inline = &context;
+  TaggedNode tagged;
   std::vector<TensorValue> inputs;
   std::vector<bool> input_dead;
   std::vector<Entry> outputs;
   while (!inline_ready.empty()) {
+    if (inexpensive_only && NowNs() > deadline) {  // the budget is spent: hand the rest off
+      args_.runner([this, rest = std::move(inline_ready)]() mutable { Process(std::move(rest)); });
+      return;
+    }
     tagged = inline_ready.front();
     inline_ready.pop_front();
     const NodeItem& item = impl_.item(tagged.id);
@@ -148,14 +177,15 @@ void ExecutorState::Process(TaggedNode tagged) {
           TaggedNodeSeq ready;
           if (s.ok()) PropagateOutputs(tagged, item, &outs, &dead, &ready);
           delete st;
-          if (NodeDone(s, tagged, ready, nullptr)) Finish();
+          AsyncNodeDone(s, tagged, ready);
         });
         inputs = std::vector<TensorValue>();
         continue;
       }
-      int64_t start_ns = args_.stats ? NowNs() : 0;
+      int64_t start_ns = args_.stats || item.is_expensive ? NowNs() : 0;
       OpKernelContext ctx(&params);
       impl_.device()->Compute(item.kernel.get(), &ctx);
+      if (item.is_expensive) impl_.RecordCost(tagged.id, NowNs() - start_ns);
       s = ProcessOutputs(item, &ctx, &outputs);
       for (int i = 0; i < item.num_outputs; ++i) dead_outputs[i] = ctx.output_is_dead(i);
       if (args_.stats) {
@@ -170,15 +200,30 @@ void ExecutorState::Process(TaggedNode tagged) {
     inputs.clear();
     TaggedNodeSeq ready;
     if (s.ok()) PropagateOutputs(tagged, item, &outputs, &dead_outputs, &ready);
-    if (NodeDone(s, tagged, ready, &inline_ready)) {
+    if (NodeDone(s, tagged, ready, &inline_ready, inexpensive_only)) {
       Finish();
       return;
     }
   }
 }
 
+void ExecutorState::AsyncNodeDone(const Status& s, const TaggedNode& tagged, const TaggedNodeSeq& ready) {
+  if (tls_inline != nullptr && tls_inline->state == this) {  // completed inside our Process loop
+    if (NodeDone(s, tagged, ready, tls_inline->ready, tls_inline->inexpensive_only)) Finish();
+    return;
+  }
+  // Continue here (on CPU devices, outside other executors' loops) with what is inexpensive.
+  const bool continue_here = tls_inline == nullptr && impl_.device()->device_type() == DEVICE_CPU;
+  std::deque<TaggedNode> here;
+  if (NodeDone(s, tagged, ready, continue_here ? &here : nullptr, /*inexpensive_only=*/true)) {
+    Finish();
+  } else if (!here.empty()) {
+    Process(std::move(here), Executor::kInlineBudgetNs);
+  }
+}
+
 bool ExecutorState::NodeDone(const Status& s, const TaggedNode& tagged, const TaggedNodeSeq& ready,
-                             std::deque<TaggedNode>* inline_ready) {
+                             std::deque<TaggedNode>* inline_ready, bool inexpensive_only) {
   if (!s.ok()) {
     const NodeItem& item = impl_.item(tagged.id);
     Status annotated = s.WithPrefix(item.node->op() + " '" + item.node->name() + "' on " +
@@ -201,28 +246,39 @@ bool ExecutorState::NodeDone(const Status& s, const TaggedNode& tagged, const Ta
     completed = num_outstanding_ops_.fetch_sub(1) == 1;
   } else {
     num_outstanding_ops_.fetch_add(static_cast<int>(ready.size()) - 1);
-    ScheduleReady(ready, inline_ready);
+    ScheduleReady(ready, inline_ready, inexpensive_only);
     completed = false;
   }
   return completed;
 }
 
-void ExecutorState::ScheduleReady(const TaggedNodeSeq& ready, std::deque<TaggedNode>* inline_ready) {
+void ExecutorState::ScheduleReady(const TaggedNodeSeq& ready, std::deque<TaggedNode>* inline_ready,
+                                  bool inexpensive_only) {
   if (ready.empty()) return;
   if (inline_ready == nullptr) {
-    for (const TaggedNode& t : ready) args_.runner([this, t]() { Process(t); });
+    // Nothing runs on this thread: the inexpensive nodes go to one thread together and each
+    // expensive node to one of its own, so that a step start or an arriving tensor wakes one
+    // thread, not one per ready node.
+    std::deque<TaggedNode> cheap;
+    for (const TaggedNode& t : ready) {
+      if (t.is_dead || !impl_.IsExpensive(t.id)) cheap.push_back(t);
+      else args_.runner([this, t]() { Process({t}); });
+    }
+    if (!cheap.empty()) args_.runner([this, cheap = std::move(cheap)]() mutable { Process(std::move(cheap)); });
     return;
   }
-  // Keep cheap nodes and one expensive node on this thread; hand the other expensive ones out.
+  // Keep inexpensive nodes and (unless inexpensive_only) one expensive node on this thread; hand
+  // the other expensive ones out.
   const TaggedNode* curr_expensive = nullptr;
   for (const TaggedNode& t : ready) {
-    const NodeItem& item = impl_.item(t.id);
-    if (t.is_dead || !item.is_expensive) {
+    if (t.is_dead || !impl_.IsExpensive(t.id)) {
       inline_ready->push_back(t);
+    } else if (inexpensive_only) {
+      args_.runner([this, t]() { Process({t}); });
     } else {
       if (curr_expensive) {
         TaggedNode other = *curr_expensive;
-        args_.runner([this, other]() { Process(other); });
+        args_.runner([this, other]() { Process({other}); });
       }
       curr_expensive = &t;
     }
@@ -232,7 +288,7 @@ void ExecutorState::ScheduleReady(const TaggedNodeSeq& ready, std::deque<TaggedN
       inline_ready->push_back(*curr_expensive);
     } else {
       TaggedNode other = *curr_expensive;
-      args_.runner([this, other]() { Process(other); });
+      args_.runner([this, other]() { Process({other}); });
     }
   }
 }

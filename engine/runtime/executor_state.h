@@ -66,7 +66,12 @@ class ExecutorState {
   void Start();
 
  private:
-  void Process(TaggedNode node);
+  // Runs `nodes` and, inline, the inexpensive nodes they make ready and one expensive one. With
+  // `budget_ns` > 0 (a thread that must not be held): only inexpensive ones, and after
+  // `budget_ns` what remains goes to the runner.
+  void Process(std::deque<TaggedNode> nodes, int64_t budget_ns = 0);
+  // The completion of asynchronous kernel `tagged` (ready: what its outputs made ready).
+  void AsyncNodeDone(const Status& s, const TaggedNode& tagged, const TaggedNodeSeq& ready);
   // Moves the inputs of `node` out of its iteration's slots. Errors on uninitialized variables.
   Status PrepareInputs(const NodeItem& item, IterationState* iter_state,
                        std::vector<TensorValue>* inputs, std::vector<bool>* input_dead);
@@ -79,9 +84,12 @@ class ExecutorState {
                      const std::vector<Entry>& outputs, const std::vector<bool>& dead_outputs,
                      TaggedNodeSeq* ready);
   // Returns true when the step is complete.
+  // `inline_ready`: where nodes to run on this thread go (nullptr: none), `inexpensive_only`:
+  // expensive nodes always go to the runner.
   bool NodeDone(const Status& s, const TaggedNode& tagged, const TaggedNodeSeq& ready,
-                std::deque<TaggedNode>* inline_ready);
-  void ScheduleReady(const TaggedNodeSeq& ready, std::deque<TaggedNode>* inline_ready);
+                std::deque<TaggedNode>* inline_ready, bool inexpensive_only = false);
+  void ScheduleReady(const TaggedNodeSeq& ready, std::deque<TaggedNode>* inline_ready,
+                     bool inexpensive_only = false);
   void Finish();
   // Control flow, in executor_frames.cc.
   FrameState* FindOrCreateChildFrame(FrameState* frame, int64_t iter, const NodeItem& enter);

@@ -190,8 +190,11 @@ Status Session::Run(const RunOptions& options, const std::vector<NamedTensor>& f
   std::condition_variable cv;
   int pending = static_cast<int>(ex->executors.size());
   Status status;
-  for (auto& e : ex->executors) {
-    e->RunAsync(args, [&](const Status& s) {
+  for (size_t i = 0; i < ex->executors.size(); ++i) {
+    // This thread waits for the step anyway: it starts the last partition itself.
+    args.start_on = i + 1 == ex->executors.size() ? Executor::Args::StartOn::kCaller
+                                                  : Executor::Args::StartOn::kRunner;
+    ex->executors[i]->RunAsync(args, [&](const Status& s) {
       if (!s.ok()) rendezvous.StartAbort(s);
       std::lock_guard<std::mutex> l(mu);
       if (status.ok() && !s.ok()) status = s;
