@@ -50,8 +50,10 @@ class Optimizer {
   explicit Optimizer(std::string name) : name_(std::move(name)) {}
   virtual ~Optimizer() = default;
 
-  // Adds d(loss)/d(var) for every var (AddSymbolicGradients under "gradients") and the update
-  // ops, and returns a NoOp named after the optimizer that runs them all: the training target.
+  // Adds d(loss)/d(var) for every var (AddSymbolicGradients under "gradients", gated per op as
+  // TensorFlow's GATE_OP: no update runs before every gradient of the op that produced its
+  // gradient, which may still read the variable) and the update ops, and returns a NoOp named
+  // after the optimizer that runs them all: the training target.
   // `loss` is usually a scalar (a non-scalar loss is summed). nullptr on error (see above).
   Node* Minimize(const Scope& scope, Output loss, const std::vector<Output>& var_list);
   // The second half of Minimize, for callers that transform gradients first: one update per

@@ -80,8 +80,8 @@ std::vector<Node*> Graph::nodes() const {
 
 std::string Graph::NewName(const std::string& prefix) const {
   if (!FindNode(prefix)) return prefix;
-  for (int i = 1;; ++i) {
-    std::string name = prefix + "_" + std::to_string(i);
+  for (int& i = last_suffix_[prefix];;) {
+    std::string name = prefix + "_" + std::to_string(++i);
     if (!FindNode(name)) return name;
   }
 }

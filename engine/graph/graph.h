@@ -97,7 +97,9 @@ class Graph {
   int num_node_ids() const { return static_cast<int>(nodes_.size()); }
   Node* node(int id) const { return nodes_[id].get(); }
   int num_edge_ids() const { return static_cast<int>(edges_.size()); }
-  // A unique node name starting with `prefix` ("prefix", "prefix_1", ...).
+  // A unique node name starting with `prefix` ("prefix", "prefix_1", ...). Amortized O(log n):
+  // the search for a free suffix resumes after the last one handed out for `prefix`. Not
+  // thread-safe (like the graph's other mutations).
   std::string NewName(const std::string& prefix) const;
 
   // Kahn order ignoring back edges out of NextIteration nodes. InvalidArgument naming a node on
@@ -111,6 +113,7 @@ class Graph {
   std::vector<std::unique_ptr<Edge>> edges_;
   std::map<std::string, Node*> by_name_;
   int num_nodes_ = 0;
+  mutable std::map<std::string, int> last_suffix_;  // NewName: per prefix
 };
 
 }  // namespace fb
