@@ -1,10 +1,59 @@
 #include "mpi/control_message.h"
 
+#include <iterator>
+
 #include <nlohmann/json.hpp>
+
+#include "mpi/byte_io.h"
 
 namespace fb::mpi {
 
 namespace {
+// The compact form (control_message.h) and the types it can carry.
+constexpr char kCompactMarker = 'C';
+const char* const kCompactTypes[] = {"register", "registered", "run",  "done",    "abort",
+                                     "ping",     "pong",       "devices", "shutdown"};
+
+bool IsCompact(const ControlMessage& m) {
+  if (!m.partitions.empty() || !m.devices.empty() || !m.stats.empty()) return false;
+  for (const char* t : kCompactTypes)
+    if (m.type == t) return true;
+  return false;
+}
+
+std::string EncodeCompact(const ControlMessage& m) {
+  std::string out(1, kCompactMarker);
+  uint8_t type = 0;
+  while (m.type != kCompactTypes[type]) ++type;
+  Put(&out, type);
+  Put(&out, m.id);
+  Put(&out, m.step_id);
+  Put(&out, static_cast<uint8_t>(m.trace));
+  Put(&out, static_cast<int32_t>(m.status.code()));
+  Put(&out, static_cast<uint32_t>(m.status.message().size()));
+  out += m.status.message();
+  return out;
+}
+
+StatusOr<ControlMessage> DecodeCompact(const std::string& bytes) {
+  ControlMessage m;
+  size_t pos = 1;
+  uint8_t type = 0, trace = 0;
+  int32_t code = 0;
+  uint32_t len = 0;
+  if (!Get(bytes, &pos, &type) || !Get(bytes, &pos, &m.id) || !Get(bytes, &pos, &m.step_id) ||
+      !Get(bytes, &pos, &trace) || !Get(bytes, &pos, &code) || !Get(bytes, &pos, &len) ||
+      pos + len != bytes.size())
+    return DataLoss("malformed control message (", bytes.size(), " bytes): truncated or too long");
+  if (type >= std::size(kCompactTypes))
+    return DataLoss("malformed control message: unknown type ", static_cast<int>(type));
+  m.type = kCompactTypes[type];
+  m.trace = trace != 0;
+  auto c = static_cast<Code>(code);
+  m.status = c == Code::kOk ? Status::OK() : Status(c, bytes.substr(pos, len));
+  return m;
+}
+
 nlohmann::json StatusToJson(const Status& s) {
   return {{"code", static_cast<int>(s.code())}, {"message", s.message()}};
 }
@@ -35,6 +84,7 @@ NodeExecStats StatsFromJson(const nlohmann::json& j) {
 }  // namespace
 
 std::string EncodeControl(const ControlMessage& m) {
+  if (IsCompact(m)) return EncodeCompact(m);
   nlohmann::json j = {{"type", m.type}, {"id", m.id}, {"step_id", m.step_id},
                       {"status", StatusToJson(m.status)}};
   if (!m.partitions.empty()) {
@@ -58,6 +108,7 @@ std::string EncodeControl(const ControlMessage& m) {
 }
 
 StatusOr<ControlMessage> DecodeControl(const std::string& bytes) {
+  if (!bytes.empty() && bytes[0] == kCompactMarker) return DecodeCompact(bytes);
   ControlMessage m;
   try {
     nlohmann::json j = nlohmann::json::parse(bytes);

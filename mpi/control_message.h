@@ -1,7 +1,11 @@
 #pragma once
 // The control plane of the distributed runtime (whitepaper 3.2.2 "the master issues one run
-// request per worker per step", 3.3 fault tolerance): small JSON messages carried by
-// MpiTransport::SendControl (tag kControlTag).
+// request per worker per step", 3.3 fault tolerance): messages carried by
+// MpiTransport::SendControl (tag kControlTag). Messages without partitions, devices or stats
+// (every untraced run and done) use a compact binary form: 'C', uint8 type (0 register,
+// 1 registered, 2 run, 3 done, 4 abort, 5 ping, 6 pong, 7 devices, 8 shutdown), int64 id, int64 step_id, uint8 trace, int32 status code, uint32 message
+// length, message bytes (host byte order, byte_io.h); the others are a JSON object (first byte
+// '{'). Encoding and decoding a run as JSON took about 3 us, a noticeable part of a null step.
 //
 //   worker -> master  "devices"     the worker's devices (registration, so placement sees them)
 //   master -> worker  "register"    id = graph handle, partitions = device -> GraphDef

@@ -1,23 +1,8 @@
 #include "mpi/wire_format.h"
 
-#include <cstring>
+#include "mpi/byte_io.h"
 
 namespace fb::mpi {
-
-namespace {
-void Put(std::string* out, const void* p, size_t n) { out->append(static_cast<const char*>(p), n); }
-template <typename T>
-void Put(std::string* out, T v) {
-  Put(out, &v, sizeof(T));
-}
-template <typename T>
-bool Get(const std::string& in, size_t* pos, T* v) {
-  if (*pos + sizeof(T) > in.size()) return false;
-  std::memcpy(v, in.data() + *pos, sizeof(T));
-  *pos += sizeof(T);
-  return true;
-}
-}  // namespace
 
 std::string EncodeHeader(const TensorHeader& h) {
   std::string out;

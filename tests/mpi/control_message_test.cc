@@ -1,5 +1,6 @@
 // Control messages (mpi/control_message.h) survive encoding: a traced "run" and a "done"
-// carrying node executions; malformed bytes are DataLoss.
+// carrying node executions (JSON), untraced ones in the compact form; malformed bytes are
+// DataLoss.
 #include "mpi/control_message.h"
 
 #include <catch2/catch.hpp>
@@ -49,8 +50,41 @@ TEST_CASE("A traced run and its done with node executions round-trip", "[mpi][co
   CHECK(decoded->stats[1].node_name == "b");
 }
 
+TEST_CASE("Untraced runs and dones travel in the compact form and round-trip", "[mpi][control]") {
+  ControlMessage done{"done", 5, int64_t{1} << 40, Aborted("/job:worker/replica:0/task:1: node 'x'")};
+  std::string bytes = EncodeControl(done);
+  CHECK(bytes[0] == 'C');
+  CHECK(bytes.size() < 80);
+  auto d = DecodeControl(bytes);
+  REQUIRE(d.ok());
+  CHECK(d->type == "done");
+  CHECK(d->id == 5);
+  CHECK(d->step_id == int64_t{1} << 40);
+  CHECK(d->status.code() == Code::kAborted);
+  CHECK(d->status.message() == done.status.message());
+  for (const char* type : {"register", "registered", "run", "abort", "ping", "pong", "shutdown"}) {
+    ControlMessage m{type, 3, 4, Status::OK()};
+    m.trace = std::string(type) == "run";
+    auto r = DecodeControl(EncodeControl(m));
+    REQUIRE(r.ok());
+    CHECK(r->type == type);
+    CHECK(r->status.ok());
+    CHECK(r->trace == m.trace);
+  }
+  // With partitions (a registration), the JSON form.
+  ControlMessage reg{"register", 1, 0, Status::OK()};
+  reg.partitions["/job:ps/replica:0/task:0/device:CPU:0"] = GraphDef();
+  CHECK(EncodeControl(reg)[0] == '{');
+  CHECK(DecodeControl(EncodeControl(reg))->partitions.size() == 1);
+}
+
 TEST_CASE("Malformed control messages are DataLoss", "[mpi][control]") {
   CHECK(DecodeControl("{not json").status().code() == Code::kDataLoss);
+  std::string compact = EncodeControl({"run", 1, 2, Status::OK()});
+  CHECK(DecodeControl(compact.substr(0, compact.size() - 1)).status().code() == Code::kDataLoss);
+  CHECK(DecodeControl(compact + "x").status().code() == Code::kDataLoss);
+  compact[1] = 99;  // no such type
+  CHECK(DecodeControl(compact).status().code() == Code::kDataLoss);
   // A stats record with a missing field.
   auto bad = DecodeControl(R"({"type": "done", "id": 0, "step_id": 1,
       "status": {"code": 0, "message": ""}, "stats": [["n", "Op"]]})");
