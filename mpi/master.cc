@@ -1,6 +1,8 @@
 #include "mpi/master.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -53,7 +55,9 @@ struct Master::PendingStep {
 };
 
 Master::Master(const ClusterSpec& cluster, const MasterOptions& options)
-    : cluster_(cluster), options_(options), graph_(std::make_unique<Graph>()) {}
+    : cluster_(cluster), options_(options), graph_(std::make_unique<Graph>()) {
+  if (const char* d = std::getenv("FLOWBENCH_MPI_CALLER_DRIVES")) options_.drive_progress = std::atoi(d) != 0;
+}
 
 StatusOr<std::unique_ptr<Master>> Master::Create(const ClusterSpec& cluster,
                                                  const MasterOptions& options) {
@@ -87,6 +91,7 @@ void Master::Handle(int src, const std::string& bytes) {
   }
   std::shared_ptr<PendingStep> p;
   Status failure;
+  bool wake = true;  // a waiter may be waiting for this message
   {
     std::lock_guard<std::mutex> l(mu_);
     if (msg->type == "devices") {
@@ -101,9 +106,12 @@ void Master::Handle(int src, const std::string& bytes) {
         p->stats.insert(p->stats.end(), msg->stats.begin(), msg->stats.end());
         if (!msg->status.ok() && !p->aborted) failure = msg->status;
       }
+      // Await wakes for the last answer only (each wake-up of the client thread costs more than
+      // the rest of a null step's bookkeeping).
+      wake = p != nullptr && p->waiting.empty();
     }
   }
-  cv_.notify_all();
+  if (wake) cv_.notify_all(), MpiTransport::Get()->Wake();
   if (!failure.ok()) Abort(p.get(), failure);
 }
 
@@ -148,9 +156,20 @@ void Master::Abort(PendingStep* p, const Status& s) {
 Status Master::Await(PendingStep* p, const std::string& what) {
   auto interval = std::chrono::milliseconds(options_.health_check_interval_ms);
   auto timeout = std::chrono::milliseconds(options_.unresponsive_timeout_ms);
+  auto answered = [&] {
+    std::lock_guard<std::mutex> g(mu_);
+    return p->waiting.empty();
+  };
   std::unique_lock<std::mutex> l(mu_);
   while (!p->waiting.empty()) {
-    if (cv_.wait_for(l, interval, [&] { return p->waiting.empty(); })) break;
+    if (options_.drive_progress) {  // answers arrive on this thread (see MasterOptions)
+      l.unlock();
+      bool done = MpiTransport::Get()->DriveUntil(answered, Clock::now() + interval);
+      l.lock();
+      if (done) break;
+    } else if (cv_.wait_for(l, interval, [&] { return p->waiting.empty(); })) {
+      break;
+    }
     // Health checks of the ranks still outstanding.
     Status dead;
     for (int r : std::set<int>(p->waiting)) {
@@ -272,6 +291,8 @@ Status Master::Run(const RunOptions& options, const std::vector<NamedTensor>& fe
   for (size_t i = 0; i < feeds.size(); ++i)
     RETURN_IF_ERROR(ValidateFeed(feed_names[i], feed_values[i], c->feed_types[i], c->feed_shapes[i]));
 
+  std::optional<MpiTransport::DrivingScope> driving;  // see MasterOptions::drive_progress
+  if (options_.drive_progress) driving.emplace(MpiTransport::Get());
   auto pending = std::make_shared<PendingStep>();
   PendingStep& p = *pending;
   p.step_id = g_next_step_id.fetch_add(1);
@@ -290,14 +311,15 @@ Status Master::Run(const RunOptions& options, const std::vector<NamedTensor>& fe
   StepStatsCollector* stats = options.trace ? &local_stats : nullptr;
   local_->RunGraph(c->handle, p.step_id, &frame, stats, [this, pending](const Status& s) {
     PendingStep& p = *pending;
-    bool abort = false;
+    bool abort = false, last = false;
     {
       std::lock_guard<std::mutex> l(mu_);
       p.waiting.erase(0);
       if (!s.ok() && p.status.ok()) p.status = s;
       abort = !s.ok() && !p.aborted;
+      last = p.waiting.empty();
     }
-    cv_.notify_all();
+    if (last) cv_.notify_all(), MpiTransport::Get()->Wake();
     if (abort) Abort(&p, s);
   }, Executor::Args::StartOn::kCaller);  // this thread only waits for the step
   Status status = Await(&p, "step " + std::to_string(p.step_id));

@@ -36,6 +36,11 @@ struct MasterOptions {
   int64_t health_check_interval_ms = 1000;  // ping pending ranks after this long
   int64_t unresponsive_timeout_ms = 10000;  // no pong within this: the rank is unresponsive
   int64_t registration_timeout_ms = 60000;  // workers must announce their devices within this
+  // While Run waits for a step, the client thread runs the MPI progress engine itself
+  // (MpiTransport::DriveUntil) instead of sleeping until the progress thread wakes it: no
+  // thread handoff on rank 0 per step. The environment variable FLOWBENCH_MPI_CALLER_DRIVES=0
+  // turns it off.
+  bool drive_progress = true;
   WorkerOptions local_worker;               // rank 0's own worker
 };
 

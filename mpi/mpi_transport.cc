@@ -1,5 +1,7 @@
 #include "mpi/mpi_transport.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -35,6 +37,9 @@ constexpr int64_t kDefaultMaxInlineBytes = 4096;
 constexpr int64_t kDefaultMaxInlineDeliveryBytes = 64 << 10;
 using Clock = std::chrono::steady_clock;
 constexpr auto kSpinAfterActivity = std::chrono::milliseconds(5);
+// While a thread drives progress, the progress thread checks this often whether it still does.
+constexpr auto kDrivenPollInterval = std::chrono::milliseconds(1);
+thread_local int tls_driving = 0;  // this thread's DriveUntil calls and DrivingScopes
 
 StatusOr<MPI_Datatype> MpiType(DataType dt) {
   switch (dt) {
@@ -83,6 +88,7 @@ struct MpiTransport::Impl {
 
   std::mutex mu;
   std::condition_variable wake;               // new work for the progress thread
+  std::condition_variable driver_wake;        // new work, or Wake(), for threads in DriveUntil
   std::deque<std::function<void()>> pending;  // work to start on the progress thread
   std::map<int64_t, Sink> sinks;
   std::map<int64_t, std::vector<Arrival>> buffered;
@@ -105,6 +111,11 @@ struct MpiTransport::Impl {
   int64_t max_inline_delivery_bytes = kDefaultMaxInlineDeliveryBytes;
   std::atomic<int64_t> bytes_sent{0}, bytes_received{0};
   std::atomic<bool> stop{false};
+  // Caller-driven progress: threads inside DriveUntil, and `drive_mu`, held by whichever thread
+  // runs a PollOnce (so ops, requests and peers stay single-threaded).
+  std::atomic<int> drivers{0};
+  std::mutex drive_mu;
+  std::atomic<bool> woken{false};  // Wake(): end a driver's Idle wait early
   RecvBufferPool recv_pool;
   ThreadPool delivery{"mpi_delivery", 2};
   std::thread thread;
@@ -114,7 +125,8 @@ struct MpiTransport::Impl {
       std::lock_guard<std::mutex> l(mu);
       pending.push_back(std::move(fn));
     }
-    wake.notify_one();
+    if (drivers.load() > 0) driver_wake.notify_all();
+    else wake.notify_one();
   }
 
   int NextTag(int dst) {
@@ -196,6 +208,7 @@ struct MpiTransport::Impl {
   void StartSend(int dst, QueuedSend q, int64_t window_share) {
     auto op = std::make_unique<Op>();
     op->tensor = q.value;
+    op->finish_inline = true;  // `done` must not block (see the header): no handoff per send
     op->window_peer = dst;
     op->window_bytes = window_share;
     op->finish = [done = std::move(q.done), dst](Op* o) {
@@ -236,6 +249,7 @@ struct MpiTransport::Impl {
   void StartControlSend(int dst, std::string bytes) {
     auto op = std::make_unique<Op>();
     op->bytes = std::move(bytes);
+    op->finish_inline = true;  // logs only
     op->finish = [dst](Op* o) {
       if (!o->error.ok()) spdlog::error("flowbench mpi: control message to rank {}: {}", dst, o->error.ToString());
     };
@@ -384,26 +398,84 @@ struct MpiTransport::Impl {
     return true;
   }
 
+  // One pass of the progress engine: starts posted work, receives what has arrived, completes
+  // what has finished. Returns whether anything happened. Caller holds `drive_mu`.
+  bool PollOnce() {
+    std::deque<std::function<void()>> work;
+    {
+      std::lock_guard<std::mutex> l(mu);
+      work.swap(pending);
+    }
+    bool progress = !work.empty();
+    for (auto& fn : work) fn();
+    while (Receive(kHeaderTag)) progress = true;
+    while (Receive(kControlTag)) progress = true;
+    return TestRequests() || progress;
+  }
+
   void Loop() {
     Clock::time_point last_activity = Clock::now();
     int spins = 0;
     for (;;) {
-      std::deque<std::function<void()>> work;
+      if (drivers.load() > 0) {  // a waiting thread drives progress (DriveUntil): stay out of its way
+        std::unique_lock<std::mutex> l(mu);
+        wake.wait_for(l, kDrivenPollInterval, [&] { return drivers.load() == 0 || stop.load(); });
+        last_activity = Clock::now();
+        continue;
+      }
+      bool progress, in_flight;
       {
-        std::lock_guard<std::mutex> l(mu);
-        work.swap(pending);
+        std::lock_guard<std::mutex> d(drive_mu);
+        progress = PollOnce();
+        in_flight = !ops.empty();
+        if (stop.load() && !in_flight) {
+          std::lock_guard<std::mutex> l(mu);
+          if (pending.empty()) return;
+        }
       }
-      bool progress = !work.empty();
-      for (auto& fn : work) fn();
-      while (Receive(kHeaderTag)) progress = true;
-      while (Receive(kControlTag)) progress = true;
-      progress = TestRequests() || progress;
-      if (stop.load() && ops.empty()) {
-        std::lock_guard<std::mutex> l(mu);
-        if (pending.empty()) return;
-      }
-      Idle(progress, &last_activity, &spins);
+      Idle(progress, in_flight, &last_activity, &spins, &wake);
     }
+  }
+
+  void BeginDriving() {
+    ++drivers;
+    ++tls_driving;
+  }
+
+  // Ends a driver's turn; wakes the progress thread only if work is in flight or posted (it
+  // resumes within kDrivenPollInterval anyway, and a wake-up costs the next step more than it
+  // saves). Checked after the decrement, so work posted later wakes it by itself.
+  void EndDriving() {
+    --tls_driving;
+    --drivers;
+    bool busy;
+    {
+      std::lock_guard<std::mutex> d(drive_mu);
+      busy = !ops.empty();
+    }
+    {
+      std::lock_guard<std::mutex> l(mu);
+      busy = busy || !pending.empty();
+    }
+    if (busy) wake.notify_all();
+  }
+
+  bool DriveUntil(const std::function<bool()>& done, Clock::time_point deadline) {
+    BeginDriving();
+    Clock::time_point last_activity = Clock::now();
+    int spins = 0;
+    bool finished = false;
+    for (;;) {
+      if ((finished = done()) || Clock::now() >= deadline || stop.load()) break;
+      bool progress = false, in_flight = true;
+      {
+        std::unique_lock<std::mutex> d(drive_mu, std::try_to_lock);
+        if (d.owns_lock()) progress = PollOnce(), in_flight = !ops.empty();
+      }
+      Idle(progress, in_flight, &last_activity, &spins, &driver_wake);
+    }
+    EndDriving();
+    return finished;
   }
 
   // Transfers in flight progress only inside MPI calls: poll without sleeping while any is
@@ -412,20 +484,23 @@ struct MpiTransport::Impl {
   // since the next message of a step (a header, "run", "done") usually follows within
   // microseconds, then wait on `wake` with timeouts of 50 us, and of 1 ms after a second of
   // idleness, so an idle rank costs little CPU but still notices incoming headers.
-  void Idle(bool progress, Clock::time_point* last_activity, int* spins) {
+  void Idle(bool progress, bool in_flight, Clock::time_point* last_activity, int* spins,
+            std::condition_variable* cv) {
     auto now = Clock::now();
     if (progress) {
       *last_activity = now;
       return;
     }
-    if (!ops.empty() || now - *last_activity < spin_after_activity) {
+    if (in_flight || now - *last_activity < spin_after_activity) {
       if (++*spins % 16 == 0) std::this_thread::yield();
       return;
     }
     auto timeout = now - *last_activity < std::chrono::seconds(1) ? std::chrono::microseconds(50)
                                                                    : std::chrono::microseconds(1000);
     std::unique_lock<std::mutex> l(mu);
-    wake.wait_for(l, timeout, [&] { return !pending.empty() || stop.load(); });
+    cv->wait_for(l, timeout, [&] {
+      return !pending.empty() || stop.load() || (cv == &driver_wake && woken.exchange(false));
+    });
   }
 };
 
@@ -444,7 +519,10 @@ MpiTransport::MpiTransport() : impl_(std::make_unique<Impl>()) {
   int flag = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
   if (flag && ub) impl_->tag_ub = *ub;
-  impl_->thread = std::thread([this] { impl_->Loop(); });
+  impl_->thread = std::thread([this] {
+    pthread_setname_np(pthread_self(), "mpi_progress");
+    impl_->Loop();
+  });
 }
 
 MpiTransport::~MpiTransport() { Shutdown(); }
@@ -508,6 +586,22 @@ void MpiTransport::Allreduce(MPI_Comm comm, void* data, int64_t count, DataType 
   impl_->Post([this, comm, data, count, dtype, done = std::move(done)]() mutable {
     impl_->StartAllreduce(comm, data, count, dtype, std::move(done));
   });
+}
+
+bool MpiTransport::DriveUntil(const std::function<bool()>& done, std::chrono::steady_clock::time_point deadline) {
+  return impl_->DriveUntil(done, deadline);
+}
+
+MpiTransport::DrivingScope::DrivingScope(MpiTransport* t) : t_(t) { t_->impl_->BeginDriving(); }
+MpiTransport::DrivingScope::~DrivingScope() { t_->impl_->EndDriving(); }
+
+void MpiTransport::Wake() {
+  if (tls_driving || impl_->drivers.load() == 0) return;  // no driver, or the caller is the driver
+  {
+    std::lock_guard<std::mutex> l(impl_->mu);
+    impl_->woken = true;
+  }
+  impl_->driver_wake.notify_all();
 }
 
 void MpiTransport::Shutdown() {

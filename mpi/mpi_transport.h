@@ -4,7 +4,8 @@
 // collectives of allreduce training (section 7). One progress thread per process makes every
 // MPI call of the transport, so executor threads never block on MPI (5.3). Arrived tensors of
 // up to 64 KiB (not strings) go to their step's sink on the progress thread itself, larger ones
-// and finished sends are handed to a small delivery pool; either way kernels that continue from
+// and finished collectives are handed to a small delivery pool (finished sends call back on the
+// progress thread); either way kernels that continue from
 // a Recv run on the executor's threads (the Recv's completion only schedules them).
 //
 // Wire protocol (docs/mpi.md), MPI_COMM_WORLD, tags:
@@ -23,6 +24,7 @@
 // MpiRendezvous), buffering arrivals for steps not yet registered. Thread-safe.
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -50,8 +52,9 @@ class MpiTransport {
   static MpiTransport* Get();
   ~MpiTransport();
 
-  // Queues `value` for rank `dst`; `done` runs (on the delivery pool) when the buffer may be
-  // reused, with Unavailable naming the peer rank if MPI failed.
+  // Queues `value` for rank `dst`; `done` runs when the buffer may be reused, with Unavailable
+  // naming the peer rank if MPI failed. It runs on the progress thread, so it must not block
+  // (waking a thread per finished send cost more than the send of a small tensor).
   void Send(int dst, int64_t step_id, const std::string& key, const Tensor& value, bool is_dead,
             SendDone done);
   // Arrivals for `step_id` go to `sink` (buffered ones at once, on the caller's thread).
@@ -70,6 +73,30 @@ class MpiTransport {
   // collectives in the same order. InvalidArgument (through `done`) for other dtypes or counts
   // beyond INT_MAX.
   void Allreduce(MPI_Comm comm, void* data, int64_t count, DataType dtype, SendDone done);
+
+  // Caller-driven progress: runs the progress engine on the calling thread until `done()` is
+  // true (returns true) or `deadline` passes (returns false); meanwhile the progress thread stays
+  // idle. For a thread that would otherwise only wait for messages (the master awaiting a
+  // step's "done"s): no thread hands work to another, so a step costs no wake-ups on this rank.
+  // Messages, arrivals and completions are handled on the calling thread, under the same rules as
+  // on the progress thread. When nothing happens for a while it waits in short slices, like the
+  // progress thread; Wake() ends such a wait early (call it when `done()` may have become true
+  // from another thread). Must not be called from a handler, a sink or a `done` callback.
+  bool DriveUntil(const std::function<bool()>& done, std::chrono::steady_clock::time_point deadline);
+  void Wake();
+  // Declares the calling thread a driver for its lifetime, as if inside DriveUntil, so that work
+  // it posts before driving (a step's "run" messages and sends) waits for it instead of waking
+  // the progress thread.
+  class DrivingScope {
+   public:
+    explicit DrivingScope(MpiTransport* t);
+    ~DrivingScope();
+    DrivingScope(const DrivingScope&) = delete;
+    DrivingScope& operator=(const DrivingScope&) = delete;
+
+   private:
+    MpiTransport* t_;
+  };
 
   // Stops the progress thread after outstanding sends complete (call before MPI_Finalize).
   void Shutdown();

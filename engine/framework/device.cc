@@ -26,8 +26,8 @@ CpuDevice::CpuDevice(const std::string& name, int num_threads, int64_t memory_li
     : Device(DeviceAttributes{name, DEVICE_CPU, memory_limit_bytes,
                               std::to_string(num_threads) + " threads"}),
       allocator_(std::make_shared<CpuAllocator>(name)),
-      inter_op_(name + "/inter_op", num_threads),
-      intra_op_(name + "/intra_op", num_threads) {}
+      inter_op_(name + "/inter", num_threads),
+      intra_op_(name + "/intra", num_threads) {}
 
 namespace {
 std::mutex& FactoryMu() {

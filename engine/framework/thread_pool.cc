@@ -1,13 +1,38 @@
 #include "engine/framework/thread_pool.h"
 
 #define EIGEN_USE_THREADS
+#include <pthread.h>
+
+#include <algorithm>
+
 #include <unsupported/Eigen/CXX11/Tensor>
 
 namespace fb {
 
+namespace {
+// Eigen's thread environment, with each thread named after its pool ("CPU0/inter/3" for
+// "/job:ps/replica:0/task:0/device:CPU:0/inter"; the kernel keeps 15 characters), so profilers
+// (perf, top -H, gdb) tell the pools apart.
+struct NamedThreadEnvironment : Eigen::StlThreadEnvironment {
+  EnvThread* CreateThread(std::function<void()> f) {
+    std::string base = name.substr(name.rfind("device:") == std::string::npos ? 0 : name.rfind("device:") + 7);
+    base.erase(std::remove(base.begin(), base.end(), ':'), base.end());
+    std::string thread_name = base.substr(0, 12) + "/" + std::to_string(next++ % 100);
+    return new EnvThread([thread_name, f = std::move(f)] {
+      pthread_setname_np(pthread_self(), thread_name.c_str());
+      f();
+    });
+  }
+  std::string name;
+  int next = 0;
+};
+}  // namespace
+
 ThreadPool::ThreadPool(std::string name, int num_threads)
     : name_(std::move(name)), num_threads_(num_threads < 1 ? 1 : num_threads) {
-  pool_ = std::make_unique<Eigen::ThreadPool>(num_threads_);
+  NamedThreadEnvironment env;
+  env.name = name_;
+  pool_ = std::make_unique<Eigen::ThreadPoolTempl<NamedThreadEnvironment>>(num_threads_, true, env);
   device_ = std::make_unique<Eigen::ThreadPoolDevice>(pool_.get(), num_threads_);
 }
 

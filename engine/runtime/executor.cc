@@ -1,5 +1,6 @@
 #include "engine/runtime/executor.h"
 
+#include <algorithm>
 #include <condition_variable>
 
 #include "engine/runtime/executor_impl.h"
@@ -51,6 +52,11 @@ Status ExecutorImpl::Initialize() {
 
 void ExecutorImpl::RecordCost(int id, int64_t ns) const {
   std::atomic<int64_t>& c = cost_ns_[id];
+  // A run preempted by another thread (common when threads outnumber cores) must not make a
+  // cheap kernel look expensive for many steps: a sample counts for at most kMaxSampleNs, which
+  // keeps truly expensive kernels above kInexpensiveNs but lets one outlier move a cheap
+  // kernel's mean by at most kMaxSampleNs / 8.
+  ns = std::min(ns, kMaxSampleNs);
   int64_t old = c.load(std::memory_order_relaxed);  // racing updates may lose one sample
   c.store(old == kUnmeasured ? ns : old + (ns - old) / 8, std::memory_order_relaxed);
 }

@@ -64,11 +64,13 @@ class ExecutorImpl {
   // expensive: declared expensive (OpKernel::IsExpensive) and, once measured, with a mean run
   // time above kInexpensiveNs (TensorFlow's KernelStats, threshold 8,000 cycles).
   static constexpr int64_t kInexpensiveNs = 2000;
+  static constexpr int64_t kMaxSampleNs = 3 * kInexpensiveNs;  // see RecordCost
   bool IsExpensive(int id) const {
     return items_[id].is_expensive && cost_ns_[id].load(std::memory_order_relaxed) > kInexpensiveNs;
   }
-  // Folds one measured run time (ns) of declared-expensive node `id` into its mean (weight 1/8
-  // for the newest, so a kernel whose inputs grow is noticed within a few steps).
+  // Folds one measured run time (ns, clipped at kMaxSampleNs) of declared-expensive node `id`
+  // into its mean (weight 1/8 for the newest, so a kernel whose inputs grow is noticed within a
+  // few steps).
   void RecordCost(int id, int64_t ns) const;
 
  private:

@@ -86,6 +86,10 @@ class RecvOp : public AsyncOpKernel {
       done();
     });
   }
+  // Starting a Recv only registers a callback: it runs inline wherever it becomes ready (the
+  // step's start on a worker runs on the MPI progress thread, which must not hand the Recv to
+  // a pool thread just to register it).
+  bool IsExpensive() const override { return false; }
 
  private:
   Rendezvous::ParsedKey key_;

@@ -148,8 +148,8 @@ GpuDevice::GpuDevice(int ordinal, const DeviceOptions& o, BfcAllocator* allocato
       allow_tf32_(AllowTf32()),
       allocator_(allocator),
       pinned_(pinned),
-      inter_op_("gpu" + std::to_string(ordinal) + "/inter_op", 2),
-      intra_op_("gpu" + std::to_string(ordinal) + "/intra_op", 1) {}
+      inter_op_("gpu" + std::to_string(ordinal) + "/inter", 2),
+      intra_op_("gpu" + std::to_string(ordinal) + "/intra", 1) {}
 
 Status GpuDevice::Init() {
   FB_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_));

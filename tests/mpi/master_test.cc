@@ -35,12 +35,12 @@ GraphDef FanInGraph(int num_tasks) {
 }
 
 // Rank 0: a master holding FanInGraph; every other rank serves until it shuts down (null).
-std::unique_ptr<Master> FanInMaster(const ClusterSpec& cluster) {
+std::unique_ptr<Master> FanInMaster(const ClusterSpec& cluster, const MasterOptions& options = {}) {
   if (WorldRank() != 0) {
     REQUIRE(ServeWorker(cluster, {}).ok());
     return nullptr;
   }
-  auto master = Master::Create(cluster);
+  auto master = Master::Create(cluster, options);
   REQUIRE(master.ok());
   REQUIRE((*master)->Extend(FanInGraph(WorldSize())).ok());
   return std::move(*master);
@@ -65,6 +65,24 @@ TEST_CASE("Master places over every rank's devices and runs steps across ranks",
   }
   CHECK(master->CheckHealth().ok());
   CHECK_THAT(master->Run({}, {"nope"}, {}, nullptr).message(), Catch::Contains("nope"));
+  master->Shutdown();
+}
+
+TEST_CASE("Steps run the same with the client thread sleeping instead of driving progress",
+          "[mpi][master]") {
+  MasterOptions options;
+  options.drive_progress = false;
+  std::unique_ptr<Master> master = FanInMaster(ClusterSpec::AllWorkers(WorldSize()), options);
+  if (!master) return;
+  int n = WorldSize();
+  for (int step = 0; step < 3; ++step) {
+    std::vector<Tensor> out;
+    Status s = master->Run({{"x", Tensor::FromVector<float>({1.f, 2.f, 3.f}, TensorShape{3})}}, {"y"}, {}, &out);
+    INFO(s.ToString());
+    REQUIRE(s.ok());
+    float scale = n * (n + 1) / 2.f;
+    CHECK(test::Values<float>(out[0]) == std::vector<float>{scale, 2 * scale, 3 * scale});
+  }
   master->Shutdown();
 }
 

@@ -1,9 +1,10 @@
 // Where the executor runs nodes (executor.h): Session::Run starts the step on the calling thread,
 // Executor::Args::StartOn chooses between the caller and the inter-op pool, declared-expensive
 // kernels measured below 2 us become inexpensive, an asynchronous kernel's completion continues
-// with inexpensive successors on its own thread, and completions inside the executor's loop do
-// not recurse. Test-only ops are registered here.
+// with inexpensive successors on its own thread, completions inside the executor's loop do not
+// recurse, and one slow run of a cheap kernel does not make it expensive. Test-only ops are registered here.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -35,6 +36,7 @@ REGISTER_OP("TestCheapThread").Input("x: float").Output("y: float").SetIsStatefu
 REGISTER_OP("TestExpensiveThread").Output("y: float").SetIsStateful();
 REGISTER_OP("TestAsyncOnHelper").Output("y: float").SetIsStateful();
 REGISTER_OP("TestAsyncNow").Input("x: float").Output("y: float");
+REGISTER_OP("TestSometimesSlow").Output("y: float").SetIsStateful();
 
 // Declared inexpensive: records its thread, forwards its input.
 class CheapThreadOp : public OpKernel {
@@ -58,6 +60,20 @@ class ExpensiveThreadOp : public OpKernel {
   }
 };
 REGISTER_KERNEL(KernelDefBuilder("TestExpensiveThread").Device(DEVICE_CPU), ExpensiveThreadOp);
+
+// Declared expensive, takes well under 2 us, except for one run of 5 ms when g_slow_once is set
+// (a run preempted by another thread).
+std::atomic<bool> g_slow_once{false};
+class SometimesSlowOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    RecordThread();
+    if (g_slow_once.exchange(false)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ctx->set_output(0, Tensor::Scalar<float>(1));
+  }
+};
+REGISTER_KERNEL(KernelDefBuilder("TestSometimesSlow").Device(DEVICE_CPU), SometimesSlowOp);
 
 // Completes on a thread of its own, which it records.
 class AsyncOnHelperOp : public AsyncOpKernel {
@@ -171,6 +187,25 @@ TEST_CASE("A declared-expensive kernel measured below 2 us becomes inexpensive",
     inline_run = RanOn() == std::this_thread::get_id();
   }
   CHECK(inline_run);
+}
+
+TEST_CASE("One preempted run does not make a cheap kernel expensive", "[executor]") {
+  Scope root = Scope::NewRootScope();
+  ops::AddOp(root.WithOpName("s"), "TestSometimesSlow", {});
+  LocalExecutor ex(root);
+  auto runs_inline = [&] {
+    ex.Run(Executor::Args::StartOn::kCallerInexpensive);
+    return RanOn() == std::this_thread::get_id();
+  };
+  bool cheap = false;
+  for (int i = 0; i < 200 && !cheap; ++i) cheap = runs_inline();
+  REQUIRE(cheap);
+  for (int i = 0; i < 20; ++i) runs_inline();  // the mean settles at the kernel's real cost
+  g_slow_once = true;
+  runs_inline();  // 5 ms: as an unclipped sample it would keep the mean above 2 us for 30 runs
+  bool still_cheap = false;
+  for (int i = 0; i < 3 && !still_cheap; ++i) still_cheap = runs_inline();
+  CHECK(still_cheap);
 }
 
 TEST_CASE("An asynchronous kernel's thread continues with the inexpensive nodes it makes ready",
