@@ -1,12 +1,14 @@
 #pragma once
 // MpiTransport: moves tensors and control messages between ranks (whitepaper 3.3,
 // "cross-machine communication") over Open MPI nonblocking point-to-point, and runs the
-// collectives of allreduce training (section 7). One progress thread per process makes every
-// MPI call of the transport, so executor threads never block on MPI (5.3). Arrived tensors of
-// up to 64 KiB (not strings) go to their step's sink on the progress thread itself, larger ones
-// and finished collectives are handed to a small delivery pool (finished sends call back on the
-// progress thread); either way kernels that continue from
-// a Recv run on the executor's threads (the Recv's completion only schedules them).
+// collectives of allreduce training (section 7). One progress thread per process makes the MPI
+// calls of the transport, so executor threads never block on MPI (5.3); a thread that would only
+// wait for messages (the master awaiting a step) may run the progress engine itself instead
+// (DriveUntil). Arrived tensors (not strings) go to their step's sink on the progress thread,
+// whose Recv completion continues with the inexpensive nodes it makes ready (executor.h) and
+// hands bulk work (copying a large tensor, expensive kernels) to the executor's pool; strings and
+// finished collectives are handed to a small delivery pool, finished sends call back on the
+// progress thread.
 //
 // Wire protocol (docs/mpi.md), MPI_COMM_WORLD, tags:
 //   kHeaderTag (1)   tensor header, MPI_BYTE: step id, dtype, is_dead, dims, payload tag,
@@ -113,7 +115,8 @@ class MpiTransport {
   // FLOWBENCH_MPI_MAX_INFLIGHT the message limit. Payloads up to 4 KiB travel inside their
   // header message (one message per tensor; FLOWBENCH_MPI_INLINE_BYTES sets the limit, -1 sends
   // every payload in a message of its own); FLOWBENCH_MPI_INLINE_DELIVERY_BYTES sets the largest
-  // arrival delivered on the progress thread (default 64 KiB; -1: all via the delivery pool).
+  // arrival delivered on the progress thread (default: all but strings; -1: all via the
+  // delivery pool).
   void set_window_bytes(int64_t bytes);
   int64_t bytes_sent() const;
   int64_t bytes_received() const;

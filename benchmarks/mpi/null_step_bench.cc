@@ -7,6 +7,7 @@
 // same bytes, the same sums) in the same run, once with the data alone and once also with the
 // master's per-step "run" and "done" messages (raw_run_done).
 // Run: mpirun -np 4 build/flowbench-mpi-null-step [--steps 20] [--dense 1048576] [--rows 100000]
+//      [--models scalar,dense,sparse]
 // Rank 0 is /job:ps/task:0 (and the master); ranks 1.. are /job:worker/task:0...
 #include <mpi.h>
 
@@ -35,6 +36,7 @@ struct Config {
   int steps = 20;
   int64_t dense = 1 << 20;
   int64_t rows = 100000;
+  std::string models = "scalar,dense,sparse";  // which models to run, comma-separated
 };
 
 struct Model {
@@ -45,9 +47,14 @@ struct Model {
 };
 
 std::vector<Model> Models(const Config& c) {
-  return {{"scalar", TensorShape{1}, TensorShape{1}},
-          {"dense", TensorShape{c.dense}, TensorShape{c.dense}},
-          {"sparse", TensorShape{c.rows, kEmbeddingDim}, TensorShape{kSparseRows, kEmbeddingDim}, true}};
+  std::vector<Model> all = {
+      {"scalar", TensorShape{1}, TensorShape{1}},
+      {"dense", TensorShape{c.dense}, TensorShape{c.dense}},
+      {"sparse", TensorShape{c.rows, kEmbeddingDim}, TensorShape{kSparseRows, kEmbeddingDim}, true}};
+  std::vector<Model> chosen;
+  for (const Model& m : all)
+    if (("," + c.models + ",").find("," + m.name + ",") != std::string::npos) chosen.push_back(m);
+  return chosen;
 }
 
 std::vector<int32_t> SparseIndices(int64_t rows) {
@@ -198,12 +205,17 @@ int Main(int argc, char** argv) {
     if (a == "--steps") c.steps = std::stoi(argv[i + 1]);
     else if (a == "--dense") c.dense = std::stoll(argv[i + 1]);
     else if (a == "--rows") c.rows = std::stoll(argv[i + 1]);
+    else if (a == "--models") c.models = argv[i + 1];
   }
   if (WorldSize() < 2) {
     std::fprintf(stderr, "flowbench-mpi-null-step needs at least 2 ranks (a ps and a worker)\n");
     return 1;
   }
   auto models = Models(c);
+  if (models.empty()) {
+    std::fprintf(stderr, "--models '%s': expected a comma-separated list of scalar, dense, sparse\n", c.models.c_str());
+    return 1;
+  }
   auto ours = RunFlowbench(c, models);
   MPI_Barrier(MPI_COMM_WORLD);
   auto raw = RunRawMpi(c, models, false);

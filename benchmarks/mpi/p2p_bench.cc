@@ -1,8 +1,9 @@
 // Point-to-point bandwidth of flowbench remote Send/Recv (MpiRendezvous over MpiTransport) next to
 // plain MPI_Isend/MPI_Irecv, in the same run, for 4 B to 256 MiB (issue 5, whitepaper 3.3).
-// Run: mpirun -np 2 build/flowbench-mpi-bench [--min-bytes N] [--max-bytes N]
+// Run: mpirun -np 2 build/flowbench-mpi-bench [--min-bytes N] [--max-bytes N] [--rounds R]
 // Rank 0 sends `iters` messages of each size to rank 1, which acknowledges the last one;
-// bandwidth = iters * bytes / time. Prints a table and the flowbench/MPI ratios per size: against
+// bandwidth = iters * bytes / time; the three loops alternate for R rounds (default 3) and each
+// reports its median round, so that drifts of a shared machine hit all three alike. Prints a table and the flowbench/MPI ratios per size: against
 // the classic loop receiving every message into one buffer, and against plain MPI receiving each
 // message into its own buffer (what flowbench does: every arrival is a tensor of its own).
 #include <mpi.h>
@@ -22,6 +23,11 @@ namespace fb::mpi {
 namespace {
 
 double Now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 int ItersFor(int64_t bytes) {
   if (bytes <= 64 * 1024) return 2000;
@@ -94,9 +100,11 @@ double Flowbench(int64_t bytes, int iters, int64_t* step, const ClusterSpec& clu
 
 int Main(int argc, char** argv) {
   int64_t min_bytes = 4, max_bytes = 256ll << 20;
+  int rounds = 3;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--max-bytes") max_bytes = std::stoll(argv[i + 1]);
     if (std::string(argv[i]) == "--min-bytes") min_bytes = std::stoll(argv[i + 1]);
+    if (std::string(argv[i]) == "--rounds") rounds = std::max(1, std::stoi(argv[i + 1]));
   }
   if (WorldSize() != 2) {
     if (WorldRank() == 0) std::fprintf(stderr, "flowbench-mpi-bench needs exactly 2 ranks\n");
@@ -116,11 +124,15 @@ int Main(int argc, char** argv) {
     // training loop, where every step receives tensors of the same sizes).
     RawMpi(comm, bytes, std::min(iters, 64), &buf, false);
     Flowbench(bytes, std::min(iters, 64), &step, cluster);
-    double raw = RawMpi(comm, bytes, iters, &buf, false);
     buf.resize(std::max<size_t>(buf.size(), static_cast<size_t>(bytes) * iters), 1);  // touched
     RawMpi(comm, bytes, std::min(iters, 64), &buf, true);
-    double own = RawMpi(comm, bytes, iters, &buf, true);
-    double ours = Flowbench(bytes, iters, &step, cluster);
+    std::vector<double> raws, owns, ourss;
+    for (int r = 0; r < rounds; ++r) {
+      raws.push_back(RawMpi(comm, bytes, iters, &buf, false));
+      owns.push_back(RawMpi(comm, bytes, iters, &buf, true));
+      ourss.push_back(Flowbench(bytes, iters, &step, cluster));
+    }
+    double raw = Median(raws), own = Median(owns), ours = Median(ourss);
     if (WorldRank() == 0) {
       double mb = static_cast<double>(bytes) * iters / 1e6;
       std::printf("%12lld %8d %14.1f %14.1f %14.1f %8.2f %8.2f\n", static_cast<long long>(bytes),

@@ -3,6 +3,7 @@
 // step is the Rendezvous object itself. _Recv is asynchronous (5.3): it holds no thread while
 // waiting. Dead values (control flow, 4.4) travel as is_dead.
 #include "engine/framework/op_kernel.h"
+#include "engine/framework/progress_thread.h"
 #include "engine/framework/shape_inference.h"
 
 namespace fb {
@@ -58,6 +59,9 @@ class SendOp : public OpKernel {
   Rendezvous::ParsedKey key_;
 };
 
+// Larger received tensors are not copied on a progress thread (engine/framework/progress_thread.h).
+constexpr int64_t kMaxCopyOnProgressThreadBytes = 64 << 10;
+
 class RecvOp : public AsyncOpKernel {
  public:
   explicit RecvOp(OpKernelConstruction* c) : AsyncOpKernel(c), key_(MakeKey(c)) {}
@@ -78,6 +82,15 @@ class RecvOp : public AsyncOpKernel {
         } else if (on_device->allocator() != ctx->allocator()) {
           // Devices of one process share host memory, but each device models its own memory:
           // the received tensor moves into this device's allocator (peak memory per device).
+          // On a progress thread a large copy goes to the executor's runner.
+          if (IsProgressThread() && on_device->TotalBytes() > kMaxCopyOnProgressThreadBytes &&
+              ctx->params().runner != nullptr) {
+            (*ctx->params().runner)([ctx, done, src = *on_device] {
+              ctx->set_output(0, src.DeepCopy(ctx->allocator()));
+              done();
+            });
+            return;
+          }
           ctx->set_output(0, on_device->DeepCopy(ctx->allocator()));
         } else {
           ctx->set_output(0, *on_device);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -14,7 +15,9 @@
 #include "engine/client/state_ops.h"
 #include "engine/client/scope.h"
 #include "engine/framework/op_kernel.h"
+#include "engine/framework/progress_thread.h"
 #include "engine/runtime/executor.h"
+#include "engine/runtime/local_rendezvous.h"
 #include "tests/test_util.h"
 
 namespace fb {
@@ -217,6 +220,38 @@ TEST_CASE("An asynchronous kernel's thread continues with the inexpensive nodes 
   ex.Run(Executor::Args::StartOn::kCaller);
   std::lock_guard<std::mutex> l(g_mu);
   CHECK(g_ran_on == g_completed_on);
+}
+
+// A _Recv of `elements` floats, fed on a progress thread with a tensor of another allocator (as
+// MPI arrivals are), then a cheap successor: whether the successor ran on the progress thread.
+bool SuccessorRanOnProgressThread(int64_t elements) {
+  Scope root = Scope::NewRootScope();
+  Output r = ops::Op(root.WithOpName("r"), "_Recv", {},
+                     {{"T", DataType::kFloat}, {"tensor_name", "t"}, {"send_device", "src"}, {"recv_device", "dst"}});
+  ops::AddOp(root.WithOpName("y"), "TestCheapThread", {r});
+  LocalExecutor ex(root);
+  LocalRendezvous rendezvous;
+  Executor::Args args;
+  args.rendezvous = &rendezvous;
+  args.start_on = Executor::Args::StartOn::kCaller;
+  std::promise<Status> finished;
+  ex.executor->RunAsync(args, [&](const Status& s) { finished.set_value(s); });
+  auto other = std::make_shared<CpuAllocator>("transport");
+  std::thread::id progress_thread;
+  std::thread([&] {
+    ProgressThreadScope progress;
+    progress_thread = std::this_thread::get_id();
+    Tensor t(DataType::kFloat, TensorShape{elements}, other.get());
+    for (int64_t i = 0; i < elements; ++i) t.data<float>()[i] = 1.f;
+    CHECK(rendezvous.Send({"src", "dst", "t", {}}, t, false).ok());
+  }).join();
+  REQUIRE(finished.get_future().get().ok());
+  return RanOn() == progress_thread;
+}
+
+TEST_CASE("A progress thread hands the copy of a large received tensor to the pool", "[executor]") {
+  CHECK(SuccessorRanOnProgressThread(16));              // 64 bytes: copied and continued there
+  CHECK_FALSE(SuccessorRanOnProgressThread(1 << 20));   // 4 MiB: copied on an inter-op thread
 }
 
 TEST_CASE("Completions inside the executor's loop do not recurse", "[executor]") {
