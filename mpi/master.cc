@@ -321,7 +321,11 @@ Status Master::Run(const RunOptions& options, const std::vector<NamedTensor>& fe
     }
     if (last) cv_.notify_all(), MpiTransport::Get()->Wake();
     if (abort) Abort(&p, s);
-  }, Executor::Args::StartOn::kCaller);  // this thread only waits for the step
+  }, options_.drive_progress
+         // This thread drives MPI progress until the step ends: like the progress thread, it
+         // runs only inexpensive nodes, so that no kernel delays the step's transfers.
+         ? Executor::Args::StartOn::kCallerInexpensive
+         : Executor::Args::StartOn::kCaller);  // this thread only waits for the step
   Status status = Await(&p, "step " + std::to_string(p.step_id));
   {
     std::lock_guard<std::mutex> l(mu_);

@@ -38,7 +38,9 @@ struct MasterOptions {
   int64_t registration_timeout_ms = 60000;  // workers must announce their devices within this
   // While Run waits for a step, the client thread runs the MPI progress engine itself
   // (MpiTransport::DriveUntil) instead of sleeping until the progress thread wakes it: no
-  // thread handoff on rank 0 per step. The environment variable FLOWBENCH_MPI_CALLER_DRIVES=0
+  // thread handoff on rank 0 per step. Like the progress thread, it then runs only the
+  // inexpensive nodes of rank 0's partition (expensive ones go to the inter-op pool), so that no
+  // kernel holds up the step's transfers. The environment variable FLOWBENCH_MPI_CALLER_DRIVES=0
   // turns it off.
   bool drive_progress = true;
   WorkerOptions local_worker;               // rank 0's own worker

@@ -45,20 +45,20 @@ Status ExecutorImpl::Initialize() {
       item.out_edges.push_back({e->dst->id(), e->src_output, e->dst_input});
     if (n->in_edges().empty()) root_nodes_.push_back(n->id());
   }
-  cost_ns_ = std::make_unique<std::atomic<int64_t>[]>(items_.size());
-  for (size_t i = 0; i < items_.size(); ++i) cost_ns_[i] = items_[i].is_expensive ? kUnmeasured : 0;
+  costs_ = std::make_unique<CostWindow[]>(items_.size());
+  for (size_t i = 0; i < items_.size(); ++i)
+    for (auto& sample : costs_[i].samples) sample.store(kNoSample, std::memory_order_relaxed);
   return Status::OK();
 }
 
 void ExecutorImpl::RecordCost(int id, int64_t ns) const {
-  std::atomic<int64_t>& c = cost_ns_[id];
-  // A run preempted by another thread (common when threads outnumber cores) must not make a
-  // cheap kernel look expensive for many steps: a sample counts for at most kMaxSampleNs, which
-  // keeps truly expensive kernels above kInexpensiveNs but lets one outlier move a cheap
-  // kernel's mean by at most kMaxSampleNs / 8.
-  ns = std::min(ns, kMaxSampleNs);
-  int64_t old = c.load(std::memory_order_relaxed);  // racing updates may lose one sample
-  c.store(old == kUnmeasured ? ns : old + (ns - old) / 8, std::memory_order_relaxed);
+  CostWindow& w = costs_[id];
+  uint32_t slot = w.next.fetch_add(1, std::memory_order_relaxed) % kCostWindow;
+  w.samples[slot].store(static_cast<int32_t>(std::min<int64_t>(ns, kNoSample - 1)), std::memory_order_relaxed);
+  int64_t shortest = kUnmeasured;
+  for (const auto& sample : w.samples)
+    shortest = std::min<int64_t>(shortest, sample.load(std::memory_order_relaxed));
+  w.estimate.store(shortest, std::memory_order_relaxed);  // racing updates may miss one sample
 }
 
 Executor::Executor(std::unique_ptr<ExecutorImpl> impl) : impl_(std::move(impl)) {}

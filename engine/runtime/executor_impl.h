@@ -61,16 +61,19 @@ class ExecutorImpl {
   void RunAsync(const Executor::Args& args, Executor::DoneCallback done) const;
 
   // Inline scheduling: a node runs inline on the thread that made it ready unless it is
-  // expensive: declared expensive (OpKernel::IsExpensive) and, once measured, with a mean run
-  // time above kInexpensiveNs (TensorFlow's KernelStats, threshold 8,000 cycles).
+  // expensive: declared expensive (OpKernel::IsExpensive) and, once measured, with an estimated
+  // run time above kInexpensiveNs (TensorFlow's KernelStats idea, threshold 8,000 cycles there).
+  // The estimate is the shortest of the node's last kCostWindow runs: preemption by other
+  // threads (common when threads outnumber cores) only ever adds time, so the minimum sees
+  // through it, where a mean let preempted runs send a cheap kernel to the inter-op pool, where
+  // it was preempted again and stayed. A kernel whose runs all grow longer (larger inputs) is
+  // expensive after kCostWindow runs.
   static constexpr int64_t kInexpensiveNs = 2000;
-  static constexpr int64_t kMaxSampleNs = 3 * kInexpensiveNs;  // see RecordCost
+  static constexpr int kCostWindow = 8;
   bool IsExpensive(int id) const {
-    return items_[id].is_expensive && cost_ns_[id].load(std::memory_order_relaxed) > kInexpensiveNs;
+    return items_[id].is_expensive && costs_[id].estimate.load(std::memory_order_relaxed) > kInexpensiveNs;
   }
-  // Folds one measured run time (ns, clipped at kMaxSampleNs) of declared-expensive node `id`
-  // into its mean (weight 1/8 for the newest, so a kernel whose inputs grow is noticed within a
-  // few steps).
+  // Records one measured run time (ns) of declared-expensive node `id`; safe from any thread.
   void RecordCost(int id, int64_t ns) const;
 
  private:
@@ -80,9 +83,16 @@ class ExecutorImpl {
   std::vector<int> root_nodes_;  // nodes with no inputs at all
   int total_inputs_ = 0;
   std::map<std::string, int> frame_input_count_;
-  // Per node id: mean run time in ns, kUnmeasured until the first run (steps share it).
+  // Per node id (steps share it): the last kCostWindow run times in ns (kNoSample where none
+  // yet) and their minimum, kUnmeasured until the first run.
   static constexpr int64_t kUnmeasured = INT64_MAX;
-  std::unique_ptr<std::atomic<int64_t>[]> cost_ns_;
+  static constexpr int32_t kNoSample = INT32_MAX;
+  struct CostWindow {
+    std::atomic<int64_t> estimate{kUnmeasured};
+    std::atomic<uint32_t> next{0};
+    std::atomic<int32_t> samples[kCostWindow];
+  };
+  std::unique_ptr<CostWindow[]> costs_;
 };
 
 }  // namespace fb

@@ -2,7 +2,7 @@
 // Executor::Args::StartOn chooses between the caller and the inter-op pool, declared-expensive
 // kernels measured below 2 us become inexpensive, an asynchronous kernel's completion continues
 // with inexpensive successors on its own thread, completions inside the executor's loop do not
-// recurse, and one slow run of a cheap kernel does not make it expensive. Test-only ops are registered here.
+// recurse, and slow runs make a cheap kernel expensive only when a whole window of them is slow. Test-only ops are registered here.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -17,6 +17,7 @@
 #include "engine/framework/op_kernel.h"
 #include "engine/framework/progress_thread.h"
 #include "engine/runtime/executor.h"
+#include "engine/runtime/executor_impl.h"
 #include "engine/runtime/local_rendezvous.h"
 #include "tests/test_util.h"
 
@@ -64,15 +65,16 @@ class ExpensiveThreadOp : public OpKernel {
 };
 REGISTER_KERNEL(KernelDefBuilder("TestExpensiveThread").Device(DEVICE_CPU), ExpensiveThreadOp);
 
-// Declared expensive, takes well under 2 us, except for one run of 5 ms when g_slow_once is set
-// (a run preempted by another thread).
-std::atomic<bool> g_slow_once{false};
+// Declared expensive, takes well under 2 us, except for the next g_slow_runs runs, which take
+// 2 ms each (as if preempted, or given larger inputs).
+std::atomic<int> g_slow_runs{0};
 class SometimesSlowOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     RecordThread();
-    if (g_slow_once.exchange(false)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (g_slow_runs.fetch_sub(1) > 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    else g_slow_runs = 0;
     ctx->set_output(0, Tensor::Scalar<float>(1));
   }
 };
@@ -192,7 +194,8 @@ TEST_CASE("A declared-expensive kernel measured below 2 us becomes inexpensive",
   CHECK(inline_run);
 }
 
-TEST_CASE("One preempted run does not make a cheap kernel expensive", "[executor]") {
+TEST_CASE("Preempted runs do not make a cheap kernel expensive; lasting slowness does",
+          "[executor]") {
   Scope root = Scope::NewRootScope();
   ops::AddOp(root.WithOpName("s"), "TestSometimesSlow", {});
   LocalExecutor ex(root);
@@ -203,12 +206,18 @@ TEST_CASE("One preempted run does not make a cheap kernel expensive", "[executor
   bool cheap = false;
   for (int i = 0; i < 200 && !cheap; ++i) cheap = runs_inline();
   REQUIRE(cheap);
-  for (int i = 0; i < 20; ++i) runs_inline();  // the mean settles at the kernel's real cost
-  g_slow_once = true;
-  runs_inline();  // 5 ms: as an unclipped sample it would keep the mean above 2 us for 30 runs
-  bool still_cheap = false;
-  for (int i = 0; i < 3 && !still_cheap; ++i) still_cheap = runs_inline();
-  CHECK(still_cheap);
+  for (int i = 0; i < 20; ++i) runs_inline();  // recent runs: fast ones
+  // Half a window of slow runs in a row: the estimate (the shortest of the last kCostWindow
+  // runs) stays that of a fast run. A mean would stay above 2 us for 30 runs.
+  const int half = ExecutorImpl::kCostWindow / 2;
+  g_slow_runs = half;
+  for (int i = 0; i < half; ++i) CHECK(runs_inline());
+  CHECK(runs_inline());
+  // A whole window of slow runs: the kernel is expensive for its next run, which goes to the
+  // pool.
+  g_slow_runs = ExecutorImpl::kCostWindow;
+  for (int i = 0; i < ExecutorImpl::kCostWindow; ++i) runs_inline();
+  CHECK_FALSE(runs_inline());
 }
 
 TEST_CASE("An asynchronous kernel's thread continues with the inexpensive nodes it makes ready",
