@@ -95,6 +95,8 @@ struct MpiTransport::Impl {
   std::condition_variable wake;               // new work for the progress thread
   std::condition_variable driver_wake;        // new work, or Wake(), for threads in DriveUntil
   std::deque<std::function<void()>> pending;  // work to start on the progress thread
+  std::atomic<bool> has_pending{false};       // !pending.empty(), readable without `mu`
+  std::deque<std::function<void()>> polled_work;  // PollOnce's batch (under drive_mu)
   std::map<int64_t, Sink> sinks;
   std::map<int64_t, std::vector<Arrival>> buffered;
   ControlHandler control_handler;
@@ -129,6 +131,7 @@ struct MpiTransport::Impl {
     {
       std::lock_guard<std::mutex> l(mu);
       pending.push_back(std::move(fn));
+      has_pending.store(true, std::memory_order_release);
     }
     if (drivers.load() > 0) driver_wake.notify_all();
     else wake.notify_one();
@@ -406,13 +409,17 @@ struct MpiTransport::Impl {
   // One pass of the progress engine: starts posted work, receives what has arrived, completes
   // what has finished. Returns whether anything happened. Caller holds `drive_mu`.
   bool PollOnce() {
-    std::deque<std::function<void()>> work;
-    {
-      std::lock_guard<std::mutex> l(mu);
-      work.swap(pending);
+    bool progress = false;
+    if (has_pending.load(std::memory_order_acquire)) {  // no lock, no allocation when idle
+      {
+        std::lock_guard<std::mutex> l(mu);
+        polled_work.swap(pending);
+        has_pending.store(false, std::memory_order_relaxed);
+      }
+      progress = !polled_work.empty();
+      for (auto& fn : polled_work) fn();
+      polled_work.clear();
     }
-    bool progress = !work.empty();
-    for (auto& fn : work) fn();
     while (Receive(kHeaderTag)) progress = true;
     while (Receive(kControlTag)) progress = true;
     return TestRequests() || progress;
