@@ -85,9 +85,16 @@ int ClusterSpec::RankForTask(const TaskId& t) const {
 }
 
 int ClusterSpec::RankForDevice(const std::string& device_name) const {
+  {
+    std::lock_guard<std::mutex> l(rank_cache_->mu);
+    auto it = rank_cache_->ranks.find(device_name);
+    if (it != rank_cache_->ranks.end()) return it->second;
+  }
   auto p = ParseDeviceName(device_name);
-  if (!p.ok() || !p->has_job) return -1;
-  return RankForTask({p->job, p->has_task ? p->task : 0});
+  int rank = !p.ok() || !p->has_job ? -1 : RankForTask({p->job, p->has_task ? p->task : 0});
+  std::lock_guard<std::mutex> l(rank_cache_->mu);
+  rank_cache_->ranks.emplace(device_name, rank);
+  return rank;
 }
 
 std::vector<int> ClusterSpec::RanksOfJob(const std::string& job) const {

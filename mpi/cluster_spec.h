@@ -4,7 +4,10 @@
 // in order (ps:0 is rank 0, worker:0 rank 1, ...); without --cluster every rank is a worker task.
 // Rank 0 also hosts the client and the master. Each task's devices are named
 // /job:J/replica:0/task:T/device:CPU:i.
+#include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -33,7 +36,8 @@ class ClusterSpec {
   TaskId TaskForRank(int rank) const;
   // -1 if no such task.
   int RankForTask(const TaskId& task) const;
-  // Rank hosting a device name (full or with at least job and task); -1 if none.
+  // Rank hosting a device name (full or with at least job and task); -1 if none. Remembers
+  // the names it has parsed (every remote Send asks, every step). Thread-safe.
   int RankForDevice(const std::string& device_name) const;
   std::vector<int> RanksOfJob(const std::string& job) const;
   std::string DeviceName(int rank, const std::string& type = "CPU", int id = 0) const;
@@ -42,6 +46,12 @@ class ClusterSpec {
 
  private:
   std::vector<std::pair<std::string, int>> jobs_;
+  struct RankCache {
+    std::mutex mu;
+    std::unordered_map<std::string, int> ranks;
+  };
+  // Shared by copies (they describe the same cluster; ClusterSpec is immutable once built).
+  std::shared_ptr<RankCache> rank_cache_ = std::make_shared<RankCache>();
 };
 
 }  // namespace fb::mpi

@@ -194,7 +194,7 @@ TEST_CASE("A declared-expensive kernel measured below 2 us becomes inexpensive",
   CHECK(inline_run);
 }
 
-TEST_CASE("Preempted runs do not make a cheap kernel expensive; lasting slowness does",
+TEST_CASE("Preempted runs do not make a cheap kernel expensive, lasting slowness does",
           "[executor]") {
   Scope root = Scope::NewRootScope();
   ops::AddOp(root.WithOpName("s"), "TestSometimesSlow", {});
