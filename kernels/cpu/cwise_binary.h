@@ -94,12 +94,13 @@ class BinaryOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
-    auto b = BCast::Make(x.shape(), y.shape());
-    OP_REQUIRES_OK(ctx, b.status());
     if constexpr (std::is_integral_v<T> &&
                   std::is_same_v<Functor, Eigen::internal::scalar_quotient_op<T, T>>) {
       OP_REQUIRES(ctx, !HasZero<T>(y), InvalidArgument("integer division by zero"));
     }
+    if (x.shape() == y.shape() || x.dims() == 0 || y.dims() == 0) return ComputeSimple(ctx, x, y);
+    auto b = BCast::Make(x.shape(), y.shape());
+    OP_REQUIRES_OK(ctx, b.status());
     Tensor* z;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, b->output_shape(), &z));
     const T* xp = x.data<T>();
@@ -109,6 +110,27 @@ class BinaryOp : public OpKernel {
       BinaryRange(*b, xp, yp, zp, begin, end, Functor());
     });
   }
+
+ private:
+  // Equal shapes, or a rank-0 operand (the output takes the other's shape): one Segment, no
+  // BCast, and for small outputs no thread-pool call (the small element-wise ops of training
+  // loops and control flow cost 2x more through the general path).
+  void ComputeSimple(OpKernelContext* ctx, const Tensor& x, const Tensor& y) {
+    const bool x_vec = x.dims() != 0 || y.dims() == 0, y_vec = y.dims() != 0 || x.dims() == 0;
+    Tensor* z;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x_vec ? x.shape() : y.shape(), &z));
+    const T* xp = x.data<T>();
+    const T* yp = y.data<T>();
+    Tout* zp = z->data<Tout>();
+    const int64_t n = z->NumElements();
+    if (n * kCostNs < kSerialCostNs) return Segment(xp, x_vec, yp, y_vec, zp, n, Functor());
+    ctx->intra_op_pool()->ParallelFor(n, kCostNs, [&](int64_t begin, int64_t end) {
+      Segment(xp + (x_vec ? begin : 0), x_vec, yp + (y_vec ? begin : 0), y_vec, zp + begin,
+              end - begin, Functor());
+    });
+  }
+  // Below this much work ThreadPool::ParallelFor runs serially anyway.
+  static constexpr int64_t kSerialCostNs = 20000;
 };
 
 }  // namespace cwise
