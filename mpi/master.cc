@@ -306,6 +306,8 @@ Status Master::Run(const RunOptions& options, const std::vector<NamedTensor>& fe
   ControlMessage run{"run", c->handle, p.step_id, Status::OK()};
   run.trace = options.trace;
   for (int r : c->remote_ranks) MpiTransport::Get()->SendControl(r, EncodeControl(run));
+  // The workers set up their steps while rank 0 starts its partition (see Flush).
+  if (options_.drive_progress) MpiTransport::Get()->Flush();
   CallFrame frame(std::move(feed_values), static_cast<int>(fetches.size()));
   StepStatsCollector local_stats;
   StepStatsCollector* stats = options.trace ? &local_stats : nullptr;

@@ -409,20 +409,28 @@ struct MpiTransport::Impl {
   // One pass of the progress engine: starts posted work, receives what has arrived, completes
   // what has finished. Returns whether anything happened. Caller holds `drive_mu`.
   bool PollOnce() {
-    bool progress = false;
-    if (has_pending.load(std::memory_order_acquire)) {  // no lock, no allocation when idle
-      {
-        std::lock_guard<std::mutex> l(mu);
-        polled_work.swap(pending);
-        has_pending.store(false, std::memory_order_relaxed);
-      }
-      progress = !polled_work.empty();
-      for (auto& fn : polled_work) fn();
-      polled_work.clear();
-    }
+    bool progress = RunPending();
     while (Receive(kHeaderTag)) progress = true;
     while (Receive(kControlTag)) progress = true;
+    // What the arrivals' handlers posted (a worker's result tensors and its "done") goes out now,
+    // not after another round of probes.
+    progress |= RunPending();
     return TestRequests() || progress;
+  }
+
+  // Starts the work posted so far (sends, control messages, collectives). Caller holds
+  // `drive_mu`. Returns whether there was any.
+  bool RunPending() {
+    if (!has_pending.load(std::memory_order_acquire)) return false;  // no lock when idle
+    {
+      std::lock_guard<std::mutex> l(mu);
+      polled_work.swap(pending);
+      has_pending.store(false, std::memory_order_relaxed);
+    }
+    bool any = !polled_work.empty();
+    for (auto& fn : polled_work) fn();
+    polled_work.clear();
+    return any;
   }
 
   void Loop() {
@@ -604,6 +612,12 @@ void MpiTransport::Allreduce(MPI_Comm comm, void* data, int64_t count, DataType 
 
 bool MpiTransport::DriveUntil(const std::function<bool()>& done, std::chrono::steady_clock::time_point deadline) {
   return impl_->DriveUntil(done, deadline);
+}
+
+void MpiTransport::Flush() {
+  if (!impl_->has_pending.load(std::memory_order_acquire)) return;
+  std::unique_lock<std::mutex> d(impl_->drive_mu, std::try_to_lock);
+  if (d.owns_lock()) impl_->RunPending();
 }
 
 MpiTransport::DrivingScope::DrivingScope(MpiTransport* t) : t_(t) { t_->impl_->BeginDriving(); }

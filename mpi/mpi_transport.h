@@ -86,6 +86,13 @@ class MpiTransport {
   // from another thread). Must not be called from a handler, a sink or a `done` callback.
   bool DriveUntil(const std::function<bool()>& done, std::chrono::steady_clock::time_point deadline);
   void Wake();
+  // Starts the sends and control messages posted so far on the calling thread, now, unless
+  // another thread is inside the progress engine (then that thread starts them shortly). For a
+  // driver that posts messages and then has other work to do before it drives (the master
+  // starts rank 0's partition after posting the step's "run" messages): the messages leave
+  // before that work instead of after it. Must not be called from a handler, a sink or a `done`
+  // callback.
+  void Flush();
   // Declares the calling thread a driver for its lifetime, as if inside DriveUntil, so that work
   // it posts before driving (a step's "run" messages and sends) waits for it instead of waking
   // the progress thread.

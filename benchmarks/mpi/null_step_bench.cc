@@ -225,7 +225,7 @@ int Main(int argc, char** argv) {
                 "ratio", "raw_run_done_ms", "ratio");
     for (size_t k = 0; k < models.size(); ++k)
       for (size_t w = 0; w < ours[k].size(); ++w)
-        std::printf("%-8s %8zu %14.3f %12.3f %8.2f %18.3f %8.2f\n", models[k].name.c_str(), w + 1,
+        std::printf("%-8s %8zu %14.4f %12.4f %8.2f %18.4f %8.2f\n", models[k].name.c_str(), w + 1,
                     ours[k][w] * 1e3, raw[k][w] * 1e3, ours[k][w] / raw[k][w],
                     raw_control[k][w] * 1e3, ours[k][w] / raw_control[k][w]);
   }

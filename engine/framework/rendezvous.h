@@ -26,6 +26,15 @@ class Rendezvous {
     FrameAndIter frame_iter;
     // "src;dst;edge;frame:iter" — the canonical string form, unique per transfer in a step.
     std::string FullKey() const;
+    // FullKey() computed once by whoever built the key (the _Send and _Recv kernels, for the root
+    // frame: formatting it was a third of a small Send's cost), or empty. Whoever changes a field
+    // must clear it. Rendezvous implementations read the key through FullKeyRef.
+    std::string full_key;
+    const std::string& FullKeyRef(std::string* scratch) const {
+      if (!full_key.empty()) return full_key;
+      *scratch = FullKey();
+      return *scratch;
+    }
   };
   using DoneCallback = std::function<void(const Status& status, const Tensor& value, bool is_dead)>;
 

@@ -18,11 +18,13 @@ LocalRendezvous::~LocalRendezvous() {
 }
 
 Status LocalRendezvous::Send(const ParsedKey& key, const Tensor& value, bool is_dead) {
-  return SendByKey(key.FullKey(), value, is_dead);
+  std::string scratch;
+  return SendByKey(key.FullKeyRef(&scratch), value, is_dead);
 }
 
 void LocalRendezvous::RecvAsync(const ParsedKey& key, DoneCallback done) {
-  RecvAsyncByKey(key.FullKey(), std::move(done));
+  std::string scratch;
+  RecvAsyncByKey(key.FullKeyRef(&scratch), std::move(done));
 }
 
 Status LocalRendezvous::SendByKey(const std::string& k, const Tensor& value, bool is_dead) {

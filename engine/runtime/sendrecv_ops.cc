@@ -29,12 +29,25 @@ REGISTER_OP("_Recv")
     .Doc("Receives the tensor sent by the matching _Send (3.2.2).");
 
 namespace {
+// The kernel's key in the root frame, with its FullKey computed once.
 Rendezvous::ParsedKey MakeKey(OpKernelConstruction* c) {
   Rendezvous::ParsedKey key;
   c->SetStatus(c->GetAttr("tensor_name", &key.edge_name));
   c->SetStatus(c->GetAttr("send_device", &key.src_device));
   c->SetStatus(c->GetAttr("recv_device", &key.dst_device));
+  key.full_key = key.FullKey();
   return key;
+}
+
+// `root_key` in the context's frame and iteration: itself in the root frame (no copy), else a
+// copy in `scratch`.
+const Rendezvous::ParsedKey& KeyInFrame(const Rendezvous::ParsedKey& root_key, OpKernelContext* ctx,
+                                        Rendezvous::ParsedKey* scratch) {
+  if (ctx->frame_iter() == FrameAndIter{}) return root_key;
+  *scratch = root_key;
+  scratch->frame_iter = ctx->frame_iter();
+  scratch->full_key.clear();
+  return *scratch;
 }
 }  // namespace
 
@@ -43,8 +56,8 @@ class SendOp : public OpKernel {
   explicit SendOp(OpKernelConstruction* c) : OpKernel(c), key_(MakeKey(c)) {}
   void Compute(OpKernelContext* ctx) override {
     OP_REQUIRES(ctx, ctx->rendezvous() != nullptr, Internal("_Send run without a rendezvous"));
-    Rendezvous::ParsedKey key = key_;
-    key.frame_iter = ctx->frame_iter();
+    Rendezvous::ParsedKey scratch;
+    const Rendezvous::ParsedKey& key = KeyInFrame(key_, ctx, &scratch);
     if (ctx->is_input_dead()) {
       OP_REQUIRES_OK(ctx, ctx->rendezvous()->Send(key, Tensor(), true));
       return;
@@ -68,8 +81,8 @@ class RecvOp : public AsyncOpKernel {
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     OP_REQUIRES_ASYNC(ctx, ctx->rendezvous() != nullptr, Internal("_Recv run without a rendezvous"),
                       done);
-    Rendezvous::ParsedKey key = key_;
-    key.frame_iter = ctx->frame_iter();
+    Rendezvous::ParsedKey scratch;
+    const Rendezvous::ParsedKey& key = KeyInFrame(key_, ctx, &scratch);
     ctx->rendezvous()->RecvAsync(key, [ctx, done](const Status& s, const Tensor& v, bool dead) {
       if (!s.ok()) {
         ctx->SetStatus(s);
