@@ -14,6 +14,9 @@ target_link_libraries(fb_engine PUBLIC Eigen3::Eigen nlohmann_json::nlohmann_jso
                       spdlog::spdlog ZLIB::ZLIB Threads::Threads PkgConfig::OPENBLAS
                       ${HDF5_C_LIBRARIES})
 target_include_directories(fb_engine PUBLIC ${HDF5_C_INCLUDE_DIRS})
+if(TCMALLOC_FOUND)
+  target_link_libraries(fb_engine PUBLIC PkgConfig::TCMALLOC)
+endif()
 
 # --- CPU kernels
 fb_glob(CPU_KERNEL_SRCS ${PROJECT_SOURCE_DIR}/kernels/cpu/*.cc)
