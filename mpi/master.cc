@@ -24,15 +24,6 @@ std::atomic<int64_t> g_next_handle{1};
 // never count for a later one.
 std::atomic<int64_t> g_next_ping{1};
 
-std::string Signature(const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
-                      const std::vector<std::string>& targets) {
-  std::string s;
-  for (const auto* list : {&feeds, &fetches, &targets}) {
-    for (const auto& x : *list) s += x + ",";
-    s += "|";
-  }
-  return s;
-}
 }  // namespace
 
 struct Master::Compiled {
@@ -275,7 +266,7 @@ Status Master::Run(const RunOptions& options, const std::vector<NamedTensor>& fe
   for (const auto& [name, t] : feeds) feed_names.push_back(name), feed_values.push_back(t);
   std::shared_ptr<Compiled> c;
   {
-    std::string key = Signature(feed_names, fetches, targets);
+    std::string key = ExecutionSignature(feed_names, fetches, targets);
     std::unique_lock<std::mutex> l(mu_);
     if (shut_down_) return Cancelled("the master is shut down");
     auto it = compiled_.find(key);

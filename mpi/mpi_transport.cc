@@ -97,7 +97,7 @@ struct MpiTransport::Impl {
   std::deque<std::function<void()>> pending;  // work to start on the progress thread
   std::atomic<bool> has_pending{false};       // !pending.empty(), readable without `mu`
   std::deque<std::function<void()>> polled_work;  // PollOnce's batch (under drive_mu)
-  std::map<int64_t, Sink> sinks;
+  std::map<int64_t, std::shared_ptr<const Sink>> sinks;  // shared: a delivery copies no closure
   std::map<int64_t, std::vector<Arrival>> buffered;
   ControlHandler control_handler;
   std::deque<std::pair<int, std::string>> early_control;
@@ -345,7 +345,7 @@ struct MpiTransport::Impl {
   }
 
   void Deliver(int64_t step_id, const std::string& key, const Tensor& value, bool is_dead) {
-    Sink sink;
+    std::shared_ptr<const Sink> sink;
     {
       std::lock_guard<std::mutex> l(mu);
       auto it = sinks.find(step_id);
@@ -355,7 +355,7 @@ struct MpiTransport::Impl {
       }
       sink = it->second;
     }
-    sink(key, value, is_dead);
+    (*sink)(key, value, is_dead);
   }
 
   void HandleControl(int src, const std::string& bytes) {
@@ -565,7 +565,7 @@ void MpiTransport::RegisterStep(int64_t step_id, Sink sink) {
   std::vector<Impl::Arrival> early;
   {
     std::lock_guard<std::mutex> l(impl_->mu);
-    impl_->sinks[step_id] = sink;
+    impl_->sinks[step_id] = std::make_shared<const Sink>(sink);
     auto it = impl_->buffered.find(step_id);
     if (it != impl_->buffered.end()) {
       early = std::move(it->second);

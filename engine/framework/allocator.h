@@ -31,6 +31,9 @@ class Allocator : public std::enable_shared_from_this<Allocator> {
   virtual void DeallocateRaw(void* ptr, size_t bytes) = 0;
   // Whether the memory is host-addressable (CPU, pinned) or device-only (GPU).
   virtual bool IsHostMemory() const { return true; }
+  // Whether the allocator pools memory for the whole process (BfcAllocator: GPU memory, pinned
+  // staging), so that AllocateTensor may report its out-of-memory errors itself.
+  virtual bool IsPooled() const { return false; }
   AllocatorStats GetStats() const;
   void ResetPeak();
 

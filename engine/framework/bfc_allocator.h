@@ -46,6 +46,7 @@ class BfcAllocator : public Allocator {
   void* AllocateRaw(size_t alignment, size_t bytes) override;
   void DeallocateRaw(void* ptr, size_t bytes) override;
   bool IsHostMemory() const override { return sub_->IsHostMemory(); }
+  bool IsPooled() const override { return true; }
 
   size_t memory_limit_bytes() const { return memory_limit_bytes_; }
   // Bytes of all regions taken from the SubAllocator.

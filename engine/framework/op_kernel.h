@@ -90,7 +90,9 @@ class OpKernelContext {
     Device* device = nullptr;
     OpKernel* kernel = nullptr;
     const std::vector<TensorValue>* inputs = nullptr;
-    std::vector<bool> input_is_dead;  // unused unless the kernel handles dead inputs (Merge)
+    // Per input, whether it is dead (control flow); read by kernels that handle dead inputs
+    // (Merge). Owned by the executor; may be null (no input dead).
+    const std::vector<bool>* input_is_dead = nullptr;
     FrameAndIter frame_iter;
     Rendezvous* rendezvous = nullptr;
     CallFrame* call_frame = nullptr;  // the Session's feeds and fetches

@@ -114,10 +114,12 @@ void ExecutorState::Process(std::deque<TaggedNode> inline_ready, int64_t budget_
     ~Restore() { tls_inline = outer; }
   } restore{tls_inline};
   tls_inline = &context;
+  // Per-node buffers, reused from node to node (no allocation per node once they have grown).
   TaggedNode tagged;
   std::vector<TensorValue> inputs;
-  std::vector<bool> input_dead;
+  std::vector<bool> input_dead, dead_outputs;
   std::vector<Entry> outputs;
+  TaggedNodeSeq ready;
   while (!inline_ready.empty()) {
     if (inexpensive_only && NowNs() > deadline) {  // the budget is spent: hand the rest off
       args_.runner([this, rest = std::move(inline_ready)]() mutable { Process(std::move(rest)); });
@@ -133,7 +135,7 @@ void ExecutorState::Process(std::deque<TaggedNode> inline_ready, int64_t budget_
     }
     Status s = PrepareInputs(item, iter_state, &inputs, &input_dead);
     outputs.clear();
-    std::vector<bool> dead_outputs(item.num_outputs, false);
+    dead_outputs.assign(item.num_outputs, false);
     bool skip_kernel = tagged.is_dead && !item.is_transfer;
     if (s.ok() && skip_kernel) {
       outputs.resize(item.num_outputs);
@@ -144,7 +146,7 @@ void ExecutorState::Process(std::deque<TaggedNode> inline_ready, int64_t budget_
       params.device = impl_.device();
       params.kernel = item.kernel.get();
       params.inputs = &inputs;
-      params.input_is_dead = input_dead;
+      params.input_is_dead = &input_dead;
       params.is_input_dead = tagged.is_dead;
       params.frame_iter = {tagged.frame->frame_id, tagged.iter};
       params.rendezvous = args_.rendezvous;
@@ -155,11 +157,13 @@ void ExecutorState::Process(std::deque<TaggedNode> inline_ready, int64_t budget_
         struct AsyncState {
           OpKernelContext::Params params;
           std::vector<TensorValue> inputs;
+          std::vector<bool> input_dead;
           std::unique_ptr<OpKernelContext> ctx;
           int64_t start_ns;
         };
-        auto* st = new AsyncState{params, std::move(inputs), nullptr, NowNs()};
+        auto* st = new AsyncState{params, std::move(inputs), input_dead, nullptr, NowNs()};
         st->params.inputs = &st->inputs;
+        st->params.input_is_dead = &st->input_dead;
         st->ctx = std::make_unique<OpKernelContext>(&st->params);
         impl_.device()->ComputeAsync(item.kernel->AsAsync(), st->ctx.get(), [this, st, tagged]() {
           const NodeItem& item = impl_.item(tagged.id);
@@ -198,7 +202,7 @@ void ExecutorState::Process(std::deque<TaggedNode> inline_ready, int64_t budget_
       }
     }
     inputs.clear();
-    TaggedNodeSeq ready;
+    ready.clear();
     if (s.ok()) PropagateOutputs(tagged, item, &outputs, &dead_outputs, &ready);
     if (NodeDone(s, tagged, ready, &inline_ready, inexpensive_only)) {
       Finish();

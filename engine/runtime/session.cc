@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <sstream>
 
 #include "engine/partition/partition.h"
 #include "engine/passes/graph_pass.h"
@@ -14,17 +13,6 @@ namespace fb {
 
 namespace {
 std::atomic<int64_t> g_next_step_id{1};
-
-std::string Signature(const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
-                      const std::vector<std::string>& targets) {
-  std::ostringstream os;
-  for (const auto& f : feeds) os << f << ",";
-  os << "|";
-  for (const auto& f : fetches) os << f << ",";
-  os << "|";
-  for (const auto& t : targets) os << t << ",";
-  return os.str();
-}
 
 DeviceSet DescribeDevices(const DeviceMgr& mgr) {
   DeviceSet set;
@@ -141,7 +129,7 @@ StatusOr<std::shared_ptr<PartitionedExecutors>> Session::CreateExecutors(
 StatusOr<std::shared_ptr<PartitionedExecutors>> Session::GetOrCreateExecutors(
     const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
-  std::string key = Signature(feeds, fetches, targets);
+  std::string key = ExecutionSignature(feeds, fetches, targets);
   std::lock_guard<std::mutex> l(mu_);
   if (closed_) return Cancelled("Session is closed");
   auto it = executors_.find(key);

@@ -41,6 +41,17 @@ int PruneForTargets(Graph* g, const std::vector<Node*>& roots) {
   return removed;
 }
 
+std::string ExecutionSignature(const std::vector<std::string>& feeds,
+                               const std::vector<std::string>& fetches,
+                               const std::vector<std::string>& targets) {
+  std::string s;
+  for (const auto* list : {&feeds, &fetches, &targets}) {
+    for (const std::string& name : *list) s.append(name).push_back(',');
+    s.push_back('|');
+  }
+  return s;
+}
+
 std::vector<PartialShape> DeclaredFeedShapes(const Graph& g, const std::vector<std::string>& feeds) {
   std::vector<PartialShape> shapes;
   for (const std::string& f : feeds) {

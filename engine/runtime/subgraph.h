@@ -23,6 +23,12 @@ Status RewriteGraphForExecution(Graph* g, const std::vector<std::string>& feeds,
                                 const std::vector<std::string>& fetches,
                                 const std::vector<std::string>& targets, RewriteResult* result);
 
+// The key under which a Session (or the distributed Master) keeps what it built for one
+// (feeds, fetches, targets): the names in order, each followed by ',', the lists separated by '|'.
+std::string ExecutionSignature(const std::vector<std::string>& feeds,
+                               const std::vector<std::string>& fetches,
+                               const std::vector<std::string>& targets);
+
 // Per feed ("node:port"), the shape a fed Placeholder declares (unknown for other feeds, for a
 // Placeholder of unknown rank and for names not in `g`): what Run checks fed tensors against.
 std::vector<PartialShape> DeclaredFeedShapes(const Graph& g, const std::vector<std::string>& feeds);

@@ -23,9 +23,9 @@ class MergeOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    const std::vector<bool>& dead = ctx->params().input_is_dead;
+    const std::vector<bool>* dead = ctx->params().input_is_dead;
     for (int i = 0; i < ctx->num_inputs(); ++i) {
-      if (i < static_cast<int>(dead.size()) && dead[i]) continue;
+      if (dead != nullptr && i < static_cast<int>(dead->size()) && (*dead)[i]) continue;
       ctx->forward_input(i, 0);
       ctx->set_output(1, Tensor::Scalar<int32_t>(i));
       return;

@@ -1,4 +1,5 @@
 #include "engine/runtime/session.h"
+#include "engine/runtime/subgraph.h"
 
 #include <set>
 
@@ -57,6 +58,15 @@ TEST_CASE("Executors are cached per feed/fetch/target signature", "[session]") {
   CHECK(s->num_cached_executors() == 1);
   RunOk(s.get(), {{"b:0", Tensor::Scalar<float>(2.f)}}, {"f:0"});
   CHECK(s->num_cached_executors() == 2);
+}
+
+TEST_CASE("ExecutionSignature keeps feeds, fetches and targets apart", "[session]") {
+  // The cache key of Session and Master: the same names in another role are another step.
+  CHECK(ExecutionSignature({"b:0"}, {"f:0"}, {}) == "b:0,|f:0,||");
+  std::set<std::string> keys = {ExecutionSignature({"a"}, {}, {}), ExecutionSignature({}, {"a"}, {}),
+                                ExecutionSignature({}, {}, {"a"}), ExecutionSignature({"a", "b"}, {}, {}),
+                                ExecutionSignature({"a"}, {"b"}, {})};
+  CHECK(keys.size() == 5);
 }
 
 TEST_CASE("Bad feeds and fetches give errors naming the tensor", "[session][errors]") {
