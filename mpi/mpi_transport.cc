@@ -42,6 +42,7 @@ constexpr int64_t kDefaultMaxInlineBytes = 4096;
 constexpr int64_t kDefaultMaxInlineDeliveryBytes = INT64_MAX;
 using Clock = std::chrono::steady_clock;
 constexpr auto kSpinAfterActivity = std::chrono::milliseconds(5);
+constexpr auto kYieldInterval = std::chrono::microseconds(10);
 // While a thread drives progress, the progress thread checks this often whether it still does.
 constexpr auto kDrivenPollInterval = std::chrono::milliseconds(1);
 thread_local int tls_driving = 0;  // this thread's DriveUntil calls and DrivingScopes
@@ -113,6 +114,7 @@ struct MpiTransport::Impl {
   std::atomic<int64_t> chunk_bytes{kDefaultChunkBytes};
   std::atomic<int64_t> window_bytes{kDefaultWindowBytes};
   Clock::duration spin_after_activity = kSpinAfterActivity;
+  Clock::duration yield_interval = kYieldInterval;
   int max_inflight_messages = kDefaultMaxInflightMessages;
   int64_t max_inline_bytes = kDefaultMaxInlineBytes;
   int64_t max_inline_delivery_bytes = kDefaultMaxInlineDeliveryBytes;
@@ -435,7 +437,7 @@ struct MpiTransport::Impl {
 
   void Loop() {
     Clock::time_point last_activity = Clock::now();
-    int spins = 0;
+    Clock::time_point last_yield = last_activity;
     for (;;) {
       if (drivers.load() > 0) {  // a waiting thread drives progress (DriveUntil): stay out of its way
         std::unique_lock<std::mutex> l(mu);
@@ -453,7 +455,7 @@ struct MpiTransport::Impl {
           if (pending.empty()) return;
         }
       }
-      Idle(progress, in_flight, &last_activity, &spins, &wake);
+      Idle(progress, in_flight, &last_activity, &last_yield, &wake);
     }
   }
 
@@ -484,7 +486,7 @@ struct MpiTransport::Impl {
     ProgressThreadScope progress_thread;
     BeginDriving();
     Clock::time_point last_activity = Clock::now();
-    int spins = 0;
+    Clock::time_point last_yield = last_activity;
     bool finished = false;
     for (;;) {
       if ((finished = done()) || Clock::now() >= deadline || stop.load()) break;
@@ -493,27 +495,33 @@ struct MpiTransport::Impl {
         std::unique_lock<std::mutex> d(drive_mu, std::try_to_lock);
         if (d.owns_lock()) progress = PollOnce(), in_flight = !ops.empty();
       }
-      Idle(progress, in_flight, &last_activity, &spins, &driver_wake);
+      Idle(progress, in_flight, &last_activity, &last_yield, &driver_wake);
     }
     EndDriving();
     return finished;
   }
 
   // Transfers in flight progress only inside MPI calls: poll without sleeping while any is
-  // outstanding (as MPI_Waitall does), yielding now and then for oversubscribed ranks. When
+  // outstanding (as MPI_Waitall does), yielding after yield_interval of polling without progress
+  // (for oversubscribed ranks and for pool threads sharing the core; a sched_yield costs 1.6 us on
+  // the development VM, and yielding every 16 polls, a few microseconds, put one in most waits of
+  // a null step: 8.5 -> 7.1 us, docs/benchmarks.md). When
   // nothing is in flight, keep polling (yielding) for kSpinAfterActivity after the last activity,
   // since the next message of a step (a header, "run", "done") usually follows within
   // microseconds, then wait on `wake` with timeouts of 50 us, and of 1 ms after a second of
   // idleness, so an idle rank costs little CPU but still notices incoming headers.
-  void Idle(bool progress, bool in_flight, Clock::time_point* last_activity, int* spins,
-            std::condition_variable* cv) {
+  void Idle(bool progress, bool in_flight, Clock::time_point* last_activity,
+            Clock::time_point* last_yield, std::condition_variable* cv) {
     auto now = Clock::now();
     if (progress) {
-      *last_activity = now;
+      *last_activity = *last_yield = now;
       return;
     }
     if (in_flight || now - *last_activity < spin_after_activity) {
-      if (++*spins % 16 == 0) std::this_thread::yield();
+      if (now - *last_yield >= yield_interval) {
+        std::this_thread::yield();
+        *last_yield = Clock::now();
+      }
       return;
     }
     auto timeout = now - *last_activity < std::chrono::seconds(1) ? std::chrono::microseconds(50)
@@ -534,6 +542,8 @@ MpiTransport::MpiTransport() : impl_(std::make_unique<Impl>()) {
     impl_->max_inline_delivery_bytes = std::atoll(d);  // -1: every arrival via the delivery pool
   if (const char* m = std::getenv("FLOWBENCH_MPI_MAX_INFLIGHT"))
     impl_->max_inflight_messages = std::max(1, std::atoi(m));
+  if (const char* us = std::getenv("FLOWBENCH_MPI_YIELD_US"))
+    impl_->yield_interval = std::chrono::microseconds(std::atoll(us));
   if (const char* us = std::getenv("FLOWBENCH_MPI_SPIN_US"))
     impl_->spin_after_activity = std::chrono::microseconds(std::atoll(us));
   int* ub = nullptr;

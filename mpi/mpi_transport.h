@@ -117,8 +117,10 @@ class MpiTransport {
   // tests every outstanding request: 1,000 messages of 64 KiB in flight made it quadratic and
   // such messages 3-6x slower). The environment variables
   // FLOWBENCH_MPI_WINDOW_BYTES and FLOWBENCH_MPI_CHUNK_BYTES set both at startup, and
-  // FLOWBENCH_MPI_SPIN_US how long the progress thread keeps polling without sleeping after the
-  // last message (default 5000 us; then it waits in 50 us and later 1 ms slices), and
+  // FLOWBENCH_MPI_YIELD_US after how long of polling without progress a polling thread yields
+  // its core (default 10 us), FLOWBENCH_MPI_SPIN_US how long the progress thread keeps polling
+  // without sleeping after the last message (default 5000 us; then it waits in 50 us and later
+  // 1 ms slices), and
   // FLOWBENCH_MPI_MAX_INFLIGHT the message limit. Payloads up to 4 KiB travel inside their
   // header message (one message per tensor; FLOWBENCH_MPI_INLINE_BYTES sets the limit, -1 sends
   // every payload in a message of its own); FLOWBENCH_MPI_INLINE_DELIVERY_BYTES sets the largest
