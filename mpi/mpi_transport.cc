@@ -436,13 +436,12 @@ struct MpiTransport::Impl {
   }
 
   void Loop() {
-    Clock::time_point last_activity = Clock::now();
-    Clock::time_point last_yield = last_activity;
+    Spin spin;
     for (;;) {
       if (drivers.load() > 0) {  // a waiting thread drives progress (DriveUntil): stay out of its way
         std::unique_lock<std::mutex> l(mu);
         wake.wait_for(l, kDrivenPollInterval, [&] { return drivers.load() == 0 || stop.load(); });
-        last_activity = Clock::now();
+        spin.last_activity = Clock::now();
         continue;
       }
       bool progress, in_flight;
@@ -455,7 +454,7 @@ struct MpiTransport::Impl {
           if (pending.empty()) return;
         }
       }
-      Idle(progress, in_flight, &last_activity, &last_yield, &wake);
+      Idle(progress, in_flight, &spin, &wake);
     }
   }
 
@@ -485,8 +484,7 @@ struct MpiTransport::Impl {
   bool DriveUntil(const std::function<bool()>& done, Clock::time_point deadline) {
     ProgressThreadScope progress_thread;
     BeginDriving();
-    Clock::time_point last_activity = Clock::now();
-    Clock::time_point last_yield = last_activity;
+    Spin spin;
     bool finished = false;
     for (;;) {
       if ((finished = done()) || Clock::now() >= deadline || stop.load()) break;
@@ -495,37 +493,48 @@ struct MpiTransport::Impl {
         std::unique_lock<std::mutex> d(drive_mu, std::try_to_lock);
         if (d.owns_lock()) progress = PollOnce(), in_flight = !ops.empty();
       }
-      Idle(progress, in_flight, &last_activity, &last_yield, &driver_wake);
+      Idle(progress, in_flight, &spin, &driver_wake);
     }
     EndDriving();
     return finished;
   }
 
+  // A polling thread's state between passes (Idle).
+  struct Spin {
+    Clock::time_point last_activity = Clock::now();
+    Clock::time_point last_yield = last_activity;
+    uint64_t handoffs = ProgressThreadHandoffs();
+  };
+
   // Transfers in flight progress only inside MPI calls: poll without sleeping while any is
-  // outstanding (as MPI_Waitall does), yielding after yield_interval of polling without progress
-  // (for oversubscribed ranks and for pool threads sharing the core; a sched_yield costs 1.6 us on
-  // the development VM, and yielding every 16 polls, a few microseconds, put one in most waits of
-  // a null step: 8.5 -> 7.1 us, docs/benchmarks.md). When
-  // nothing is in flight, keep polling (yielding) for kSpinAfterActivity after the last activity,
-  // since the next message of a step (a header, "run", "done") usually follows within
-  // microseconds, then wait on `wake` with timeouts of 50 us, and of 1 ms after a second of
-  // idleness, so an idle rank costs little CPU but still notices incoming headers.
-  void Idle(bool progress, bool in_flight, Clock::time_point* last_activity,
-            Clock::time_point* last_yield, std::condition_variable* cv) {
+  // outstanding (as MPI_Waitall does), yielding the core for oversubscribed ranks and for pool
+  // threads sharing it: after yield_interval of polling without progress, and at once when this
+  // thread has just handed work to a pool (an expensive kernel made ready by an arrival). A
+  // sched_yield costs 1.6 us on the development VM: yielding every 16 polls (a few microseconds)
+  // put one into most waits of a null step (8.5 -> 7.1 us with 10 us), and yielding after every
+  // pass that made progress slowed small steps (7.0 -> 8.6 us) more than it sped large ones up
+  // (docs/benchmarks.md). When nothing is in flight, keep polling (yielding) for
+  // kSpinAfterActivity after the last activity, since the next message of a step (a header,
+  // "run", "done") usually follows within microseconds, then wait on `wake` with timeouts of
+  // 50 us, and of 1 ms after a second of idleness, so an idle rank costs little CPU but still
+  // notices incoming headers.
+  void Idle(bool progress, bool in_flight, Spin* spin, std::condition_variable* cv) {
     auto now = Clock::now();
     if (progress) {
-      *last_activity = *last_yield = now;
+      spin->last_activity = spin->last_yield = now;
       return;
     }
-    if (in_flight || now - *last_activity < spin_after_activity) {
-      if (now - *last_yield >= yield_interval) {
+    if (in_flight || now - spin->last_activity < spin_after_activity) {
+      const uint64_t handoffs = ProgressThreadHandoffs();
+      if (handoffs != spin->handoffs || now - spin->last_yield >= yield_interval) {
+        spin->handoffs = handoffs;
         std::this_thread::yield();
-        *last_yield = Clock::now();
+        spin->last_yield = Clock::now();
       }
       return;
     }
-    auto timeout = now - *last_activity < std::chrono::seconds(1) ? std::chrono::microseconds(50)
-                                                                   : std::chrono::microseconds(1000);
+    auto timeout = now - spin->last_activity < std::chrono::seconds(1) ? std::chrono::microseconds(50)
+                                                                        : std::chrono::microseconds(1000);
     std::unique_lock<std::mutex> l(mu);
     cv->wait_for(l, timeout, [&] {
       return !pending.empty() || stop.load() || (cv == &driver_wake && woken.exchange(false));

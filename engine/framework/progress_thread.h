@@ -7,12 +7,20 @@
 
 namespace fb {
 
+#include <cstdint>
+
 namespace internal {
 inline thread_local int progress_thread_depth = 0;
+inline thread_local uint64_t progress_thread_handoffs = 0;
 }  // namespace internal
 
 // Whether the calling thread is inside a ProgressThreadScope.
 inline bool IsProgressThread() { return internal::progress_thread_depth > 0; }
+
+// How many closures the calling thread has handed to thread pools while it was a progress thread
+// (ThreadPool::Schedule counts them). A polling progress thread yields its core when this grows,
+// so that the pool thread it woke, which may share its core, starts at once.
+inline uint64_t ProgressThreadHandoffs() { return internal::progress_thread_handoffs; }
 
 // Marks the calling thread as a progress thread while alive (nestable).
 class ProgressThreadScope {

@@ -1,5 +1,7 @@
 #include "engine/framework/thread_pool.h"
 
+#include "engine/framework/progress_thread.h"
+
 #define EIGEN_USE_THREADS
 #include <pthread.h>
 
@@ -41,7 +43,10 @@ ThreadPool::~ThreadPool() {
   pool_.reset();
 }
 
-void ThreadPool::Schedule(std::function<void()> fn) { pool_->Schedule(std::move(fn)); }
+void ThreadPool::Schedule(std::function<void()> fn) {
+  if (IsProgressThread()) ++internal::progress_thread_handoffs;
+  pool_->Schedule(std::move(fn));
+}
 
 int ThreadPool::CurrentThreadId() const { return pool_->CurrentThreadId(); }
 
