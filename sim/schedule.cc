@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/runtime/executor.h"
+
 namespace fb::sim {
 namespace {
 
@@ -35,10 +37,14 @@ void SetPriorities(SimProgram* program, bool alap) {
   }
 }
 
+// The engine's executor runs an inexpensive node inline on the thread that made it ready, ahead
+// of the expensive nodes already waiting (executor.h: transfers are declared inexpensive,
+// kernels measured under kInexpensiveNs are).
 void Fifo(SimProgram* program) {
+  constexpr double kInexpensiveS = Executor::kInexpensiveNs * 1e-9;
   for (SimPartition& p : program->partitions)
     for (SimNode& n : p.nodes) {
-      n.priority = 0;
+      n.priority = n.kind != SimNodeKind::kCompute || n.compute_s < kInexpensiveS ? 1 : 0;
       n.alap_start_s = 0;
     }
 }

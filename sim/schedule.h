@@ -2,8 +2,9 @@
 // Ready-queue policies of the simulated executor (whitepaper 3.2.2 and 5.2). A policy sets
 // SimNode::priority (the device runs the ready node with the highest priority; ties in the order
 // nodes became ready) and SimNode::alap_start_s:
-//   fifo           every priority 0: nodes run in the order they became ready, as the engine's
-//                  executor does.
+//   fifo           as the engine's executor: inexpensive nodes (transfers, and kernels under
+//                  its 2 us threshold) first, as it runs them inline on the thread that made them
+//                  ready, then the others; each in the order they became ready.
 //   critical-path  priority = bottom level: the longest compute + estimated transfer path from
 //                  the node to the end of the step (list scheduling, Kwok & Ahmad 1999).
 //   alap-recv      critical-path order, and every transfer is started as late as possible

@@ -51,6 +51,9 @@ class Executor {
   // The longest a thread that completes an asynchronous kernel (or starts a step with
   // kCallerInexpensive) keeps running the step's inexpensive nodes before handing them off.
   static constexpr int64_t kInlineBudgetNs = 20000;
+  // A kernel declared expensive still runs inline once its measured run time is below this
+  // (TensorFlow's KernelStats threshold is 8,000 cycles); the simulator's "fifo" policy uses it too.
+  static constexpr int64_t kInexpensiveNs = 2000;
 
   // Creates kernels for every node of `graph` on `device`. Errors from kernel lookup or kernel
   // construction name the node.

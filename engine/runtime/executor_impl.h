@@ -68,7 +68,7 @@ class ExecutorImpl {
   // through it, where a mean let preempted runs send a cheap kernel to the inter-op pool, where
   // it was preempted again and stayed. A kernel whose runs all grow longer (larger inputs) is
   // expensive after kCostWindow runs.
-  static constexpr int64_t kInexpensiveNs = 2000;
+  static constexpr int64_t kInexpensiveNs = Executor::kInexpensiveNs;
   static constexpr int kCostWindow = 8;
   bool IsExpensive(int id) const {
     return items_[id].is_expensive && costs_[id].estimate.load(std::memory_order_relaxed) > kInexpensiveNs;
