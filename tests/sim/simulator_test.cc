@@ -72,6 +72,25 @@ TEST_CASE("alap-recv keeps a transfer on the critical path on time", "[sim]") {
   CHECK(Makespan("alap-recv") == Approx(1 + 0.001 + 1).epsilon(1e-9));
 }
 
+TEST_CASE("fifo runs an inexpensive node ahead of an expensive one that was ready first", "[sim]") {
+  // As the engine's executor runs kernels under Executor::kInexpensiveNs inline: `small` (1 us)
+  // runs before `big` (1 s, listed first), so c on the other device overlaps big.
+  auto g = MakeGraph(std::string(R"({"nodes": [
+    {"name": "big", "op": "Const", "device": "/device:CPU:0", )") + test::kScalarConst + R"(},
+    {"name": "small", "op": "Const", "device": "/device:CPU:0", )" + test::kScalarConst + R"(},
+    {"name": "c", "op": "Identity", "device": "/device:CPU:1", "inputs": ["small"], "attrs": {"T": {"type": "float"}}}
+  ]})");
+  Simulation sim;
+  REQUIRE(sim.LoadPlatform(PlatformPath("two_hosts.xml")).ok());
+  SimRunOptions opts;
+  opts.workload.schedule = "fifo";
+  auto r = sim.Run(*g, TableCosts({{"big", 1.0}, {"small", 1e-6}, {"c", 1.0}}, {}), opts);
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  // small (1 us) + 1 ms latency + c (1 s); big ends at 1 s + 1 us on device 0.
+  CHECK(r->makespan_s == Approx(1e-6 + 0.001 + 1.0).epsilon(1e-9));
+}
+
 TEST_CASE("Unknown schedules and platforms are reported by name", "[sim]") {
   auto g = MakeGraph(TwoRootsGraph());
   {
