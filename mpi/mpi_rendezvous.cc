@@ -28,7 +28,8 @@ Status MpiRendezvous::Send(const ParsedKey& key, const Tensor& value, bool is_de
   if (dst == my_rank_) return local_->Send(key, value, is_dead);
   std::weak_ptr<LocalRendezvous> weak = local_;
   std::string scratch;
-  transport_->Send(dst, step_id_, key.FullKeyRef(&scratch), value, is_dead, [weak, dst](const Status& s) {
+  const std::string& full_key = key.FullKeyRef(&scratch);
+  transport_->Send(dst, step_id_, full_key, value, is_dead, [weak, dst](const Status& s) {
     if (s.ok()) return;
     if (auto local = weak.lock()) local->StartAbort(s.WithPrefix("send to rank " + std::to_string(dst) + ": "));
   });

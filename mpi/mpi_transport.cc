@@ -533,8 +533,8 @@ struct MpiTransport::Impl {
       }
       return;
     }
-    auto timeout = now - spin->last_activity < std::chrono::seconds(1) ? std::chrono::microseconds(50)
-                                                                        : std::chrono::microseconds(1000);
+    const bool recent = now - spin->last_activity < std::chrono::seconds(1);
+    auto timeout = recent ? std::chrono::microseconds(50) : std::chrono::microseconds(1000);
     std::unique_lock<std::mutex> l(mu);
     cv->wait_for(l, timeout, [&] {
       return !pending.empty() || stop.load() || (cv == &driver_wake && woken.exchange(false));

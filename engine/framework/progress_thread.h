@@ -5,9 +5,9 @@
 // (a copy of a large received tensor) to a pool, so that other transfers keep moving
 // (whitepaper 5.3: no thread blocks for long on behalf of a single transfer).
 
-namespace fb {
-
 #include <cstdint>
+
+namespace fb {
 
 namespace internal {
 inline thread_local int progress_thread_depth = 0;

@@ -2,7 +2,6 @@
 
 #include <atomic>
 
-
 namespace fb {
 namespace {
 
@@ -42,7 +41,7 @@ StatusOr<Tensor> AllocateTensor(DataType dtype, const TensorShape& shape, Alloca
   // Only pooled allocators (GPU memory, pinned staging) take the proxy path: they live for the
   // whole process. A CPU device's allocator dies with its Session while fetched tensors live on,
   // and those tensors must keep exactly the constructor's behaviour.
-  if (dtype == DataType::kString || !allocator->IsPooled())  // a virtual call, not a dynamic_cast per tensor
+  if (dtype == DataType::kString || !allocator->IsPooled())
     return Tensor(dtype, shape, allocator);
   const size_t bytes = static_cast<size_t>(shape.num_elements()) * DataTypeSize(dtype);
   void* p = allocator->AllocateRaw(Allocator::kAlignment, bytes);
