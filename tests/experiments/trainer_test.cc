@@ -197,7 +197,8 @@ TEST_CASE("Checkpoint intervals parse as steps or seconds", "[train]") {
   CHECK(ParseCheckpointEvery("500")->steps == 500);
   CHECK(ParseCheckpointEvery("30s")->seconds == 30);
   CHECK(ParseCheckpointEvery("2.5s")->seconds == 2.5);
-  for (std::string bad : {"", "s", "0", "-3", "10m", "abc"}) {
+  for (std::string bad : {"", "s", "0", "-3", "10m", "abc", "nans", "infs", "-infs", "1e999s",
+                          "99999999999999999999"}) {
     INFO(bad);
     CHECK(ParseCheckpointEvery(bad).status().message() ==
           "checkpoint interval '" + bad +
