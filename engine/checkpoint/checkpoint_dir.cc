@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <filesystem>
 #include <regex>
 
 #include <spdlog/spdlog.h>
 
 #include "engine/checkpoint/checkpoint_file.h"
+#include "engine/trace/hdf5_util.h"
 
 namespace fb {
 
@@ -129,6 +131,9 @@ std::vector<std::string> RemoveStaleTemporaryFiles(const std::string& dir) {
     return removed;
   }
   const std::string host = ThisHost();
+  // WriteCheckpoint holds the HDF5 guard while its temporary file exists: holding it here, no
+  // save of this process can start between the check and the removal.
+  h5::Hdf5Guard guard;
   for (const auto& [path, suffix] : *files) {
     if (!IsStale(path.string(), suffix, host)) continue;
     std::error_code ec;

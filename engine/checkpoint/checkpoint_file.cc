@@ -216,8 +216,12 @@ std::string TemporaryCheckpointPath(const std::string& path) {
 }
 
 bool IsTemporaryCheckpointInUse(const std::string& tmp_path) {
+  // By file name: the same directory may be spelled differently ("d" and "./d").
+  const std::filesystem::path name = std::filesystem::path(tmp_path).filename();
   std::lock_guard<std::mutex> lock(InFlightMutex());
-  return InFlight().count(tmp_path) > 0;
+  for (const std::string& p : InFlight())
+    if (std::filesystem::path(p).filename() == name) return true;
+  return false;
 }
 
 namespace {

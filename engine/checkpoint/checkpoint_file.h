@@ -81,8 +81,8 @@ uint32_t CheckpointTensorCrc32(const std::string& name, DataType dtype, const Te
 // "<path>.tmp-<hostname>-<pid>" of the calling process. Files of this form whose writer is dead
 // are left behind only by a killed or crashed save; see RemoveStaleTemporaryFiles.
 std::string TemporaryCheckpointPath(const std::string& path);
-// Whether this process is writing the temporary file `tmp_path` right now (a WriteCheckpoint
-// call in some thread). Thread-safe.
+// Whether this process is writing a temporary file named as `tmp_path` (compared by file name,
+// so in any directory) right now: a WriteCheckpoint call in some thread. Thread-safe.
 bool IsTemporaryCheckpointInUse(const std::string& tmp_path);
 
 }  // namespace fb
