@@ -145,7 +145,7 @@ TEST_CASE("A failed save leaves the previous checkpoint untouched", "[checkpoint
     Status s = WriteCheckpoint(dir_path, {"w"}, {Tensor::Scalar<float>(2.f)});
     CHECK(s.code() == Code::kInternal);
     CHECK_THAT(s.message(), Catch::Contains(dir_path + ": cannot rename"));
-    CHECK_FALSE(fs::exists(dir_TemporaryCheckpointPath(path)));
+    CHECK_FALSE(fs::exists(TemporaryCheckpointPath(dir_path)));
   }
   CHECK(ReadBytes(path) == before);
   CHECK_FALSE(fs::exists(tmp));
