@@ -35,8 +35,10 @@ inline constexpr int64_t kOldestCheckpointFormatVersion = 1;
 inline constexpr const char* kGlobalStepName = "global_step";
 
 // Writes `tensors` under `names` to `path` atomically: the data goes to
-// TemporaryCheckpointPath(path), which is flushed (H5Fflush), fsynced, renamed over `path`, and the directory is fsynced. If
-// anything fails the temporary file is removed and an existing file at `path` is untouched.
+// TemporaryCheckpointPath(path), which is flushed (H5Fflush), fsynced, renamed over `path`, and
+// the directory is fsynced. If anything fails the temporary file is removed and an existing file
+// at `path` is untouched; a crash or kill leaves the temporary file (RemoveStaleTemporaryFiles
+// of engine/checkpoint/checkpoint_dir.h deletes it later) and `path` as it was.
 // Errors name the file (and the variable): InvalidArgument for an empty, duplicate or
 // '/'-leading name, a names/tensors length mismatch, or an unsupported dtype; Internal for I/O
 // failures (with HDF5's or the OS's reason).

@@ -192,6 +192,76 @@ TEST_CASE("An intact newest checkpoint that lacks a variable is an error, never 
   CHECK(fs::exists(CheckpointPath(dir.path(), 10)));
 }
 
+TEST_CASE("A changed variable name is corruption when the crc32 covers it, a misfit without",
+          "[checkpoint][errors]") {
+  test::TempDir dir;
+  WriteStep(dir.path(), 10);
+  WriteStep(dir.path(), 20);
+  const std::string c20 = CheckpointPath(dir.path(), 20);
+  {  // "w" -> "v": one bit, written through HDF5 so that its own checksums stay valid
+    h5::Hdf5Guard guard;
+    h5::Handle f(H5Fopen(c20.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    REQUIRE(H5Lmove(f.get(), "w", f.get(), "v", H5P_DEFAULT, H5P_DEFAULT) >= 0);
+  }
+  SECTION("version 2: skipped as corrupt") {
+    auto restored = RestoreNewestValid(dir.path(), Restore);
+    REQUIRE(restored.ok());
+    CHECK(restored->step == 10);
+    REQUIRE(restored->skipped.size() == 1);
+    CHECK_THAT(restored->skipped[0].reason.message(),
+               Catch::Contains(c20 + ": variable 'v': corrupt checkpoint: crc32 checksum "
+                                     "mismatch"));
+  }
+  SECTION("version 1 (no crc32): an error naming the file and the variable") {
+    {
+      h5::Hdf5Guard guard;
+      h5::Handle f(H5Fopen(c20.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+      for (const char* name : {"v", "global_step"})
+        REQUIRE(H5Adelete_by_name(f.get(), name, "crc32", H5P_DEFAULT) >= 0);
+      h5::Handle a(H5Aopen(f.get(), "format_version", H5P_DEFAULT), H5Aclose);
+      const int64_t one = 1;
+      REQUIRE(H5Awrite(a.get(), H5T_NATIVE_INT64, &one) >= 0);
+    }
+    auto restored = RestoreNewestValid(dir.path(), Restore);
+    CHECK(restored.status().code() == Code::kFailedPrecondition);
+    CHECK_THAT(restored.status().message(), Catch::Contains(c20 + ": no variable 'w'"));
+  }
+}
+
+TEST_CASE("A flipped bit in a stored variable name is never a fresh start",
+          "[checkpoint][errors]") {
+  test::TempDir dir;
+  // Enough variables that the root group keeps its links in dense storage (a fractal heap).
+  std::vector<std::string> names;
+  std::vector<Tensor> tensors;
+  for (int i = 0; i < 20; ++i) {
+    names.push_back("variable_number_" + std::to_string(100 + i));
+    tensors.push_back(Tensor::Scalar<float>(static_cast<float>(i)));
+  }
+  auto restore = [&](const std::string& path) -> StatusOr<int64_t> {
+    for (const std::string& n : names)
+      RETURN_IF_ERROR(ReadCheckpointTensor(path, n, DataType::kFloat, {}).status());
+    return int64_t{0};
+  };
+  const std::string c1 = CheckpointPath(dir.path(), 1), c2 = CheckpointPath(dir.path(), 2);
+  REQUIRE(WriteCheckpoint(c1, names, tensors).ok());
+  REQUIRE(WriteCheckpoint(c2, names, tensors).ok());
+  std::string bytes = ReadBytes(c2);
+  const size_t at = bytes.find("variable_number_107");
+  REQUIRE(at != std::string::npos);
+  bytes[at + 18] ^= 0x02;  // "..._107" -> "..._106": now a duplicate name, "..._107" missing
+  std::ofstream(c2, std::ios::binary | std::ios::trunc) << bytes;
+  auto restored = RestoreNewestValid(dir.path(), restore);
+  INFO(restored.status().ToString());
+  // Detected by HDF5's metadata checksums or by the crc32 over the name: either way the file is
+  // corrupt, skipped with a warning naming it, and the older checkpoint is restored.
+  REQUIRE(restored.ok());
+  CHECK(restored->found);
+  CHECK(restored->path == c1);
+  REQUIRE(restored->skipped.size() == 1);
+  CHECK_THAT(restored->skipped[0].reason.message(), Catch::Contains(c2 + ": "));
+}
+
 TEST_CASE("Pruning keeps the newest checkpoints up to the one just written",
           "[checkpoint]") {
   test::TempDir dir;
