@@ -246,20 +246,26 @@ TEST_CASE("A flipped bit in a stored variable name is never a fresh start",
   const std::string c1 = CheckpointPath(dir.path(), 1), c2 = CheckpointPath(dir.path(), 2);
   REQUIRE(WriteCheckpoint(c1, names, tensors).ok());
   REQUIRE(WriteCheckpoint(c2, names, tensors).ok());
-  std::string bytes = ReadBytes(c2);
-  const size_t at = bytes.find("variable_number_107");
+  const std::string original = ReadBytes(c2);
+  const size_t at = original.find("variable_number_107");
   REQUIRE(at != std::string::npos);
-  bytes[at + 18] ^= 0x02;  // "..._107" -> "..._106": now a duplicate name, "..._107" missing
-  std::ofstream(c2, std::ios::binary | std::ios::trunc) << bytes;
-  auto restored = RestoreNewestValid(dir.path(), restore);
-  INFO(restored.status().ToString());
-  // Detected by HDF5's metadata checksums or by the crc32 over the name: either way the file is
-  // corrupt, skipped with a warning naming it, and the older checkpoint is restored.
-  REQUIRE(restored.ok());
-  CHECK(restored->found);
-  CHECK(restored->path == c1);
-  REQUIRE(restored->skipped.size() == 1);
-  CHECK_THAT(restored->skipped[0].reason.message(), Catch::Contains(c2 + ": "));
+  // "_107" -> "_106" (a duplicate name), "_10w" (a new name), "_1\x30"... and a flip in "number".
+  for (const auto& [offset, bit] : std::vector<std::pair<size_t, char>>{
+           {18, 0x01}, {18, 0x40}, {17, 0x01}, {10, 0x04}}) {
+    INFO("byte " << offset << " bit " << int(bit));
+    std::string bytes = original;
+    bytes[at + offset] ^= bit;
+    std::ofstream(c2, std::ios::binary | std::ios::trunc) << bytes;
+    auto restored = RestoreNewestValid(dir.path(), restore);
+    INFO(restored.status().ToString());
+    // Detected by HDF5's metadata checksums or by flowbench's own checks: either way the file
+    // is corrupt, skipped with a warning naming it, and the older checkpoint is restored.
+    REQUIRE(restored.ok());
+    CHECK(restored->found);
+    CHECK(restored->path == c1);
+    REQUIRE(restored->skipped.size() == 1);
+    CHECK_THAT(restored->skipped[0].reason.message(), Catch::Contains(c2 + ": "));
+  }
 }
 
 TEST_CASE("Pruning keeps the newest checkpoints up to the one just written",
