@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <regex>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "engine/checkpoint/checkpoint_file.h"
@@ -77,8 +78,19 @@ bool IsStale(const std::string& path, const std::string& suffix, const std::stri
   return !ProcessAlive(pid);
 }
 
+// Warnings and notes go to stderr, as errors do: stdout carries a command's results.
+spdlog::logger& Log() {
+  static std::shared_ptr<spdlog::logger> logger = [] {
+    auto l = std::make_shared<spdlog::logger>(
+        "flowbench.checkpoint", std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+    l->set_level(spdlog::default_logger()->level());
+    return l;
+  }();
+  return *logger;
+}
+
 void Warn(const SkippedCheckpoint& s, const char* what) {
-  spdlog::warn("flowbench checkpoint: {}: {}", what, s.reason.message());
+  Log().warn("{}: {}", what, s.reason.message());
 }
 
 }  // namespace
@@ -127,7 +139,7 @@ std::vector<std::string> RemoveStaleTemporaryFiles(const std::string& dir) {
   auto files = MatchingFiles(dir, kTemp);
   if (!files.ok()) {
     if (files.status().code() != Code::kNotFound)
-      spdlog::warn("flowbench checkpoint: {}", files.status().message());
+      Log().warn("{}", files.status().message());
     return removed;
   }
   const std::string host = ThisHost();
@@ -139,9 +151,9 @@ std::vector<std::string> RemoveStaleTemporaryFiles(const std::string& dir) {
     std::error_code ec;
     if (fs::remove(path, ec)) {
       removed.push_back(path.string());
-      spdlog::info("flowbench checkpoint: removed {}, left by a killed save", path.string());
+      Log().info("removed {}, left by a killed save", path.string());
     } else if (ec) {
-      spdlog::warn("flowbench checkpoint: cannot remove stale {}: {}", path.string(), ec.message());
+      Log().warn("cannot remove stale {}: {}", path.string(), ec.message());
     }
   }
   return removed;

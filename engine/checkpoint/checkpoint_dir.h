@@ -16,8 +16,8 @@
 //   - when every checkpoint is corrupt the result is a DataLoss error naming each of them;
 //   - a file named like a checkpoint whose step cannot be read (ckpt-99999999999999999999.h5,
 //     ckpt-007.h5) is not a checkpoint flowbench wrote: it is ignored with a warning.
-// Warnings go to spdlog and are also returned (RestoredCheckpoint::skipped), for the caller to
-// show or test.
+// Warnings go to stderr (an spdlog logger) and are also returned (RestoredCheckpoint::skipped),
+// for the caller to show or test.
 #include <cstdint>
 #include <functional>
 #include <string>
