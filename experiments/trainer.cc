@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -31,22 +32,25 @@ StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const TrainOp
   return session;
 }
 
-// Restores the newest checkpoint when resuming and one exists (returns the restored step),
-// else runs the initializers (returns 0).
-StatusOr<int64_t> InitOrResume(const TrainOptions& o, Session* session, const Model& model,
-                               const CheckpointManager* ckpt) {
+// Restores the newest valid checkpoint when resuming and the directory holds one (sets
+// first_step to the restored step), else runs the initializers (first_step 0).
+Status InitOrResume(const TrainOptions& o, Session* session, const Model& model,
+                    const CheckpointManager* ckpt, TrainResult* result) {
+  result->first_step = 0;
   if (o.resume && ckpt != nullptr) {
-    auto step = ckpt->RestoreLatest(session);
-    if (step.ok()) {
+    ASSIGN_OR_RETURN(RestoredCheckpoint restored, ckpt->RestoreLatest(session));
+    for (const SkippedCheckpoint& s : restored.skipped)
+      result->resume_warnings.push_back(s.reason.message());
+    if (restored.found) {
       std::vector<Tensor> out;
       RETURN_IF_ERROR(session->Run({}, {model.step + ":0"}, {}, &out));
-      return out[0].scalar<int64_t>();
+      result->first_step = out[0].scalar<int64_t>();
+      result->resumed_from = restored.path;
+      return Status::OK();
     }
-    if (step.status().code() != Code::kNotFound) return step.status();
   }
   std::vector<Tensor> none;
-  RETURN_IF_ERROR(session->Run({}, {}, {model.init}, &none));
-  return int64_t{0};
+  return session->Run({}, {}, {model.init}, &none);
 }
 
 nlohmann::json ConfigJson(const TrainOptions& o) {
@@ -188,7 +192,9 @@ StatusOr<CheckpointEvery> ParseCheckpointEvery(const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (number.empty() || used != number.size() || every.seconds < 0 || every.steps < 0 ||
+  // std::stod also accepts "nan" and "inf": an interval that never comes due.
+  if (number.empty() || used != number.size() || !std::isfinite(every.seconds) ||
+      every.seconds < 0 || every.steps < 0 ||
       (every.seconds == 0 && every.steps == 0)) {
     return InvalidArgument("checkpoint interval '", text,
                            "': expected a positive number of steps (500) or seconds (30s)");
@@ -244,7 +250,7 @@ StatusOr<TrainResult> Train(const TrainOptions& o, std::shared_ptr<const dataset
   TrainResult result;
   const int64_t steps_per_epoch = train->size() / (mo.batch_size * mo.num_shards);
   result.total_steps = steps_per_epoch * o.epochs;
-  ASSIGN_OR_RETURN(result.first_step, InitOrResume(o, session.get(), model, ckpt.get()));
+  RETURN_IF_ERROR(InitOrResume(o, session.get(), model, ckpt.get(), &result));
   int64_t last_step = result.total_steps;
   if (o.max_steps >= 0) last_step = std::min(last_step, result.first_step + o.max_steps);
   last_step = std::max(last_step, result.first_step);

@@ -66,6 +66,10 @@ using ProgressFn = std::function<void(const StepProgress&)>;
 
 struct TrainResult {
   int64_t first_step = 0;  // 0, or where a resumed run started
+  std::string resumed_from;  // the checkpoint file a resumed run restored, else empty
+  // Files a resume skipped (corrupt checkpoints, unreadable names), each "<file>: <reason>";
+  // also logged as warnings.
+  std::vector<std::string> resume_warnings;
   int64_t steps = 0;       // global steps completed at the end
   int64_t total_steps = 0;
   std::vector<double> losses;    // per step of this run
@@ -77,9 +81,13 @@ struct TrainResult {
   double MedianStepMs() const;
 };
 
-// Trains on `train` and evaluates on `test` (may be null). Errors: those of BuildModel, the
-// Session (naming the node), checkpoints (naming the file and variable) and traces (naming the
-// file); InvalidArgument for non-positive epochs or threads, or a dataset smaller than a batch.
+// Trains on `train` and evaluates on `test` (may be null). With `resume`, restores the newest
+// valid checkpoint of checkpoint_dir (engine/checkpoint/checkpoint_dir.h: corrupt newer ones
+// are skipped with a warning; an intact one that does not fit the model is an error naming the
+// file and the variable, and is not overwritten) and starts from scratch only when the directory
+// holds no checkpoint. Errors: those of BuildModel, the Session (naming the node), checkpoints
+// (naming the file and variable) and traces (naming the file); InvalidArgument for non-positive
+// epochs or threads, or a dataset smaller than a batch.
 StatusOr<TrainResult> Train(const TrainOptions& options,
                             std::shared_ptr<const datasets::Dataset> train,
                             std::shared_ptr<const datasets::Dataset> test,

@@ -33,12 +33,14 @@ struct Trainer {
   // Restores or initializes; returns the first step to run.
   StatusOr<int64_t> Start(const std::string& init) {
     if (o.resume && !o.checkpoint_dir.empty()) {
-      auto step = ckpt.RestoreLatest(run, o.checkpoint_dir);
-      if (step.ok()) {
-        if (WorldRank() == 0) std::printf("resumed from checkpoint step %lld\n", static_cast<long long>(*step));
-        return *step + 1;
+      // Only an empty (or missing) directory means "start from scratch": a corrupt newest
+      // checkpoint is skipped with a warning, one that does not fit the model is an error.
+      ASSIGN_OR_RETURN(RestoredCheckpoint restored, ckpt.RestoreLatest(run, o.checkpoint_dir));
+      if (restored.found) {
+        if (WorldRank() == 0)
+          std::printf("resumed from checkpoint step %lld\n", static_cast<long long>(restored.step));
+        return restored.step + 1;
       }
-      if (step.status().code() != Code::kNotFound) return step.status();
     }
     std::vector<Tensor> out;
     RETURN_IF_ERROR(run({}, {}, {init}, &out));

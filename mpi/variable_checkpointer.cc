@@ -44,23 +44,28 @@ Status VariableCheckpointer::Save(const RunFn& run, const std::string& dir, int6
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Internal("cannot create checkpoint directory '", dir, "': ", ec.message());
+  RemoveStaleTemporaryFiles(dir);
   std::vector<std::string> names = names_;
   names.push_back(kGlobalStepName);
   values.push_back(Tensor::Scalar<int64_t>(step));
   return WriteCheckpoint(CheckpointPath(dir, step), names, values);
 }
 
-StatusOr<int64_t> VariableCheckpointer::RestoreLatest(const RunFn& run, const std::string& dir) const {
-  ASSIGN_OR_RETURN(std::string path, LatestCheckpoint(dir));
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  for (size_t i = 0; i < names_.size(); ++i) {
-    ASSIGN_OR_RETURN(Tensor t, ReadCheckpointTensor(path, names_[i], dtypes_[i], shapes_[i]));
-    feeds.push_back({ValueName(i), t});
-  }
-  ASSIGN_OR_RETURN(Tensor step, ReadCheckpointTensor(path, kGlobalStepName, DataType::kInt64, TensorShape{}));
-  std::vector<Tensor> out;
-  RETURN_IF_ERROR(run(feeds, {}, {"ckpt/restore"}, &out));
-  return step.scalar<int64_t>();
+StatusOr<RestoredCheckpoint> VariableCheckpointer::RestoreLatest(const RunFn& run,
+                                                                 const std::string& dir) const {
+  // Reads (and so checks) every tensor before assigning any.
+  return RestoreNewestValid(dir, [&](const std::string& path) -> StatusOr<int64_t> {
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (size_t i = 0; i < names_.size(); ++i) {
+      ASSIGN_OR_RETURN(Tensor t, ReadCheckpointTensor(path, names_[i], dtypes_[i], shapes_[i]));
+      feeds.push_back({ValueName(i), t});
+    }
+    ASSIGN_OR_RETURN(Tensor step,
+                     ReadCheckpointTensor(path, kGlobalStepName, DataType::kInt64, TensorShape{}));
+    std::vector<Tensor> out;
+    RETURN_IF_ERROR(run(feeds, {}, {"ckpt/restore"}, &out));
+    return step.scalar<int64_t>();
+  });
 }
 
 std::vector<std::string> VariableCheckpointer::ReadNames() const {

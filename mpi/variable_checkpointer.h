@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/checkpoint/checkpoint_dir.h"
 #include "engine/client/scope.h"
 
 namespace fb::mpi {
@@ -25,12 +26,14 @@ class VariableCheckpointer {
  public:
   // `vars` are Variable outputs of `root`'s graph; names are their node names.
   static VariableCheckpointer Build(const Scope& root, const std::vector<Output>& vars);
-  // Reads every Variable and writes CheckpointPath(dir, step) (creating dir). Errors name the
-  // file or the node.
+  // Reads every Variable and writes CheckpointPath(dir, step) (creating dir, and removing
+  // temporary files of killed saves first). Errors name the file or the node.
   Status Save(const RunFn& run, const std::string& dir, int64_t step) const;
-  // Assigns every Variable from the newest checkpoint in `dir` and returns its step. NotFound
-  // naming `dir` when there is none; DataLoss/InvalidArgument naming file and variable.
-  StatusOr<int64_t> RestoreLatest(const RunFn& run, const std::string& dir) const;
+  // Assigns every Variable from the newest valid checkpoint in `dir` (RestoreNewestValid of
+  // engine/checkpoint/checkpoint_dir.h: corrupt newer ones are skipped with a warning; one that
+  // does not fit is an error naming file and variable). `found` is false only when `dir` holds
+  // no checkpoint; `step` is the saved step.
+  StatusOr<RestoredCheckpoint> RestoreLatest(const RunFn& run, const std::string& dir) const;
   // "ckpt/read_<i>" for every Variable: fetch them for the Variables' current values.
   std::vector<std::string> ReadNames() const;
 

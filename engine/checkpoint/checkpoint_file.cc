@@ -3,11 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <set>
+
+#include <zlib.h>
 
 #include "engine/trace/hdf5_util.h"
 
@@ -16,6 +20,39 @@ namespace fb {
 namespace {
 
 constexpr hsize_t kMaxChunkBytes = 16 << 20;
+constexpr const char* kCrcAttr = "crc32";
+
+uLong Crc32Bytes(uLong crc, const void* data, size_t bytes) {
+  const Bytef* p = static_cast<const Bytef*>(data);
+  while (bytes > 0) {  // zlib takes uInt lengths: feed at most 1 GiB at a time
+    const uInt n = static_cast<uInt>(std::min<size_t>(bytes, size_t{1} << 30));
+    crc = crc32(crc, p, n);
+    p += n;
+    bytes -= n;
+  }
+  return crc;
+}
+
+// Temporary files this process is writing now (IsTemporaryCheckpointInUse).
+std::mutex& InFlightMutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::multiset<std::string>& InFlight() {
+  static std::multiset<std::string> paths;
+  return paths;
+}
+struct InFlightWrite {
+  explicit InFlightWrite(std::string p) : path(std::move(p)) {
+    std::lock_guard<std::mutex> lock(InFlightMutex());
+    InFlight().insert(path);
+  }
+  ~InFlightWrite() {
+    std::lock_guard<std::mutex> lock(InFlightMutex());
+    InFlight().erase(InFlight().find(path));
+  }
+  std::string path;
+};
 
 // The HDF5 type a dtype is stored as (also used as the in-memory type: layouts agree).
 StatusOr<h5::Handle> StorageType(DataType dt) {
@@ -103,7 +140,10 @@ Status WriteTensor(hid_t file, const std::string& name, const Tensor& t, const s
   if (t.NumElements() > 0 &&
       H5Dwrite(ds.get(), type->get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw_data()) < 0)
     return h5::Error(Code::kInternal, path, Where(name) + "cannot write data");
-  return h5::WriteAttr(ds.get(), "dtype", std::string(DataTypeString(t.dtype())), path);
+  RETURN_IF_ERROR(h5::WriteAttr(ds.get(), "dtype", std::string(DataTypeString(t.dtype())), path));
+  const uint32_t crc =
+      CheckpointTensorCrc32(name, t.dtype(), t.shape(), t.raw_data(), t.ByteSize());
+  return h5::WriteAttr(ds.get(), kCrcAttr, static_cast<int64_t>(crc), path);
 }
 
 // Writes the whole checkpoint to `tmp`; messages name the final `path`.
@@ -137,7 +177,8 @@ Status WriteCheckpoint(const std::string& path, const std::vector<std::string>& 
                        const std::vector<Tensor>& tensors) {
   RETURN_IF_ERROR(ValidateNames(path, names, tensors));
   h5::Hdf5Guard guard;
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  const std::string tmp = TemporaryCheckpointPath(path);
+  InFlightWrite in_flight(tmp);
   Status s = WriteFile(tmp, path, names, tensors);
   if (s.ok()) s = h5::FsyncPath(tmp);
   if (s.ok() && std::rename(tmp.c_str(), path.c_str()) != 0)
@@ -149,20 +190,60 @@ Status WriteCheckpoint(const std::string& path, const std::vector<std::string>& 
   return h5::FsyncPath(DirectoryOf(path));
 }
 
+uint32_t CheckpointTensorCrc32(const std::string& name, DataType dtype, const TensorShape& shape,
+                               const void* data, size_t data_bytes) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  const std::string dtype_name = DataTypeString(dtype);
+  crc = Crc32Bytes(crc, name.c_str(), name.size() + 1);  // with the NUL
+  crc = Crc32Bytes(crc, dtype_name.c_str(), dtype_name.size() + 1);
+  for (int64_t d : shape.dim_sizes()) {
+    unsigned char le[8];
+    for (int i = 0; i < 8; ++i)
+      le[i] = static_cast<unsigned char>(static_cast<uint64_t>(d) >> (8 * i));
+    crc = Crc32Bytes(crc, le, sizeof le);
+  }
+  if (data_bytes > 0) crc = Crc32Bytes(crc, data, data_bytes);
+  return static_cast<uint32_t>(crc);
+}
+
+std::string TemporaryCheckpointPath(const std::string& path) {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  std::string h(host);
+  for (char& c : h)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
+  if (h.empty()) h = "localhost";
+  return path + ".tmp-" + h + "-" + std::to_string(getpid());
+}
+
+bool IsTemporaryCheckpointInUse(const std::string& tmp_path) {
+  // By file name: the same directory may be spelled differently ("d" and "./d").
+  const std::filesystem::path name = std::filesystem::path(tmp_path).filename();
+  std::lock_guard<std::mutex> lock(InFlightMutex());
+  for (const std::string& p : InFlight())
+    if (std::filesystem::path(p).filename() == name) return true;
+  return false;
+}
+
 namespace {
 
-StatusOr<h5::Handle> OpenCheckpoint(const std::string& path) {
+struct OpenFile {
+  h5::Handle file;
+  int64_t version = 0;
+};
+
+StatusOr<OpenFile> OpenCheckpoint(const std::string& path) {
   ASSIGN_OR_RETURN(h5::Handle file, h5::OpenFileForRead(path, "checkpoint"));
   auto version = h5::ReadIntAttr(file.get(), "format_version", path);
   if (!version.ok())
     return FailedPrecondition(path, ": not a flowbench checkpoint (",
                               version.status().message(), ")");
-  if (*version != kCheckpointFormatVersion)
+  if (*version < kOldestCheckpointFormatVersion || *version > kCheckpointFormatVersion)
     return FailedPrecondition(path, ": checkpoint format_version is ", *version,
-                              ", this flowbench reads version ", kCheckpointFormatVersion);
-  return file;
+                              ", this flowbench reads versions ", kOldestCheckpointFormatVersion,
+                              " to ", kCheckpointFormatVersion);
+  return OpenFile{std::move(file), *version};
 }
-
 // The dtype attribute and the shape of an open dataset.
 StatusOr<CheckpointEntry> Describe(hid_t ds, const std::string& name, const std::string& path) {
   CheckpointEntry e;
@@ -190,18 +271,39 @@ bool ShapeMatches(const TensorShape& actual, const TensorShape& expected) {
   return true;
 }
 
-herr_t CollectDataset(hid_t group, const char* name, const H5L_info_t*, void* data) {
+struct LinkScan {
+  std::vector<std::string> datasets;
+  std::vector<std::string> broken;  // links that cannot be opened by their own name
+};
+
+herr_t CollectDataset(hid_t group, const char* name, const H5L_info_t* info, void* data) {
+  auto* scan = static_cast<LinkScan*>(data);
+  if (info != nullptr && info->type != H5L_TYPE_HARD) return 0;
   h5::Handle obj(H5Oopen(group, name, H5P_DEFAULT), H5Oclose);
-  if (obj.valid() && H5Iget_type(obj.get()) == H5I_DATASET)
-    static_cast<std::vector<std::string>*>(data)->push_back(name);
+  if (!obj.valid()) scan->broken.push_back(name);
+  else if (H5Iget_type(obj.get()) == H5I_DATASET) scan->datasets.push_back(name);
   return 0;
 }
 
+// The datasets of the file, sorted. A link that cannot be opened by its name, or a repeated
+// name, is a corrupt name in the link storage (HDF5 checksums the link records in object
+// headers, not in the fractal heap of a group with many links): DataLoss naming it.
 StatusOr<std::vector<std::string>> DatasetNames(hid_t file, const std::string& path) {
-  std::vector<std::string> names;
-  if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, CollectDataset, &names) < 0)
+  LinkScan scan;
+  // Native order: HDF5 1.10 frees invalid pointers building the sorted link table of a group
+  // with a corrupt name; we sort ourselves.
+  if (H5Lvisit(file, H5_INDEX_NAME, H5_ITER_NATIVE, CollectDataset, &scan) < 0)
     return h5::Error(Code::kDataLoss, path, "cannot list the checkpoint's variables");
+  H5Eclear2(H5E_DEFAULT);  // the errors of unopenable links
+  if (!scan.broken.empty())
+    return DataLoss(path, ": corrupt checkpoint: link '", scan.broken.front(),
+                    "' cannot be opened by its name (a corrupt variable name?)");
+  std::vector<std::string>& names = scan.datasets;
   std::sort(names.begin(), names.end());
+  auto dup = std::adjacent_find(names.begin(), names.end());
+  if (dup != names.end())
+    return DataLoss(path, ": corrupt checkpoint: variable name '", *dup,
+                    "' stored twice (a corrupt variable name?)");
   return names;
 }
 
@@ -212,19 +314,64 @@ std::string NamesForMessage(const std::vector<std::string>& names) {
   return s.empty() ? "none" : s;
 }
 
+// Reads the data of dataset `e` (already opened as `ds`) as `e.dtype`; checks its crc32 in a
+// version-2 file.
+StatusOr<Tensor> ReadData(hid_t ds, const CheckpointEntry& e, int64_t version,
+                          const std::string& path, Allocator* allocator) {
+  ASSIGN_OR_RETURN(h5::Handle type, StorageType(e.dtype));
+  Tensor t(e.dtype, e.shape, allocator);
+  if (t.NumElements() > 0 &&
+      H5Dread(ds, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw_data()) < 0)
+    return h5::Error(Code::kDataLoss, path,
+                     Where(e.name) + "cannot read data (corrupt checkpoint)");
+  if (version < 2) return t;
+  auto stored = h5::ReadIntAttr(ds, kCrcAttr, path);
+  if (!stored.ok())
+    return DataLoss(path, ": ", Where(e.name), "corrupt checkpoint: ", stored.status().message());
+  const uint32_t crc = CheckpointTensorCrc32(e.name, e.dtype, e.shape, t.raw_data(), t.ByteSize());
+  if (*stored != static_cast<int64_t>(crc))
+    return DataLoss(path, ": ", Where(e.name), "corrupt checkpoint: crc32 checksum mismatch ",
+                    "(stored ", *stored, ", computed ", crc, ")");
+  return t;
+}
+
+// The root attribute global_step, when present, must equal the global_step dataset `step`.
+Status CheckGlobalStepAttr(hid_t file, const Tensor& step, const std::string& path) {
+  if (H5Aexists(file, kGlobalStepName) <= 0) return Status::OK();
+  ASSIGN_OR_RETURN(int64_t attr, h5::ReadIntAttr(file, kGlobalStepName, path));
+  if (step.dtype() != DataType::kInt64 || step.NumElements() != 1 ||
+      step.data<int64_t>()[0] != attr)
+    return DataLoss(path, ": corrupt checkpoint: root attribute global_step is ", attr,
+                    ", the global_step dataset holds ", step.DebugString());
+  return Status::OK();
+}
+
+// Opens dataset `name` and reads its description and data.
+StatusOr<Tensor> ReadVerified(const OpenFile& f, const std::string& name, const std::string& path,
+                              CheckpointEntry* entry, Allocator* allocator) {
+  h5::Handle ds(H5Dopen2(f.file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!ds.valid()) return h5::Error(Code::kDataLoss, path, Where(name) + "cannot open dataset");
+  ASSIGN_OR_RETURN(*entry, Describe(ds.get(), name, path));
+  ASSIGN_OR_RETURN(Tensor t, ReadData(ds.get(), *entry, f.version, path, allocator));
+  if (name == kGlobalStepName && f.version >= 2)
+    RETURN_IF_ERROR(CheckGlobalStepAttr(f.file.get(), t, path));
+  return t;
+}
+
 }  // namespace
 
 StatusOr<Tensor> ReadCheckpointTensor(const std::string& path, const std::string& name,
                                       DataType dtype, const TensorShape& expected_shape,
                                       Allocator* allocator) {
   h5::Hdf5Guard guard;
-  ASSIGN_OR_RETURN(h5::Handle file, OpenCheckpoint(path));
-  if (name.empty() || name.front() == '/' || !h5::Exists(file.get(), name)) {
-    auto names = DatasetNames(file.get(), path);
+  ASSIGN_OR_RETURN(OpenFile f, OpenCheckpoint(path));
+  if (name.empty() || name.front() == '/' || !h5::Exists(f.file.get(), name)) {
+    // A corrupt name in the file is DataLoss, not a missing variable.
+    ASSIGN_OR_RETURN(std::vector<std::string> names, DatasetNames(f.file.get(), path));
     return NotFound(path, ": no variable '", name, "' in checkpoint (it holds: ",
-                    names.ok() ? NamesForMessage(*names) : "?", ")");
+                    NamesForMessage(names), ")");
   }
-  h5::Handle ds(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  h5::Handle ds(H5Dopen2(f.file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!ds.valid()) return h5::Error(Code::kDataLoss, path, Where(name) + "cannot open dataset");
   ASSIGN_OR_RETURN(CheckpointEntry e, Describe(ds.get(), name, path));
   if (e.dtype != dtype)
@@ -233,26 +380,33 @@ StatusOr<Tensor> ReadCheckpointTensor(const std::string& path, const std::string
   if (!ShapeMatches(e.shape, expected_shape))
     return InvalidArgument(path, ": ", Where(name), "checkpoint holds shape ",
                            e.shape.DebugString(), ", expected ", expected_shape.DebugString());
-  ASSIGN_OR_RETURN(h5::Handle type, StorageType(dtype));
-  Tensor t(dtype, e.shape, allocator);
-  if (t.NumElements() > 0 &&
-      H5Dread(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw_data()) < 0)
-    return h5::Error(Code::kDataLoss, path, Where(name) + "cannot read data (corrupt checkpoint)");
-  return t;
+  ds.Reset();
+  return ReadVerified(f, name, path, &e, allocator);
 }
 
 StatusOr<std::vector<CheckpointEntry>> ListCheckpoint(const std::string& path) {
   h5::Hdf5Guard guard;
-  ASSIGN_OR_RETURN(h5::Handle file, OpenCheckpoint(path));
-  ASSIGN_OR_RETURN(std::vector<std::string> names, DatasetNames(file.get(), path));
+  ASSIGN_OR_RETURN(OpenFile f, OpenCheckpoint(path));
+  ASSIGN_OR_RETURN(std::vector<std::string> names, DatasetNames(f.file.get(), path));
   std::vector<CheckpointEntry> entries;
   for (const std::string& name : names) {
-    h5::Handle ds(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+    h5::Handle ds(H5Dopen2(f.file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
     if (!ds.valid()) return h5::Error(Code::kDataLoss, path, Where(name) + "cannot open dataset");
     ASSIGN_OR_RETURN(CheckpointEntry e, Describe(ds.get(), name, path));
     entries.push_back(std::move(e));
   }
   return entries;
+}
+
+Status VerifyCheckpoint(const std::string& path) {
+  h5::Hdf5Guard guard;
+  ASSIGN_OR_RETURN(OpenFile f, OpenCheckpoint(path));
+  ASSIGN_OR_RETURN(std::vector<std::string> names, DatasetNames(f.file.get(), path));
+  for (const std::string& name : names) {
+    CheckpointEntry e;
+    RETURN_IF_ERROR(ReadVerified(f, name, path, &e, nullptr).status());
+  }
+  return Status::OK();
 }
 
 }  // namespace fb

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
 #include <set>
 
 #include "engine/checkpoint/checkpoint_file.h"
@@ -101,52 +100,20 @@ StatusOr<int64_t> Saver::Restore(Session* session, const std::string& path) cons
   return out[0].scalar<int64_t>();
 }
 
-std::string CheckpointPath(const std::string& dir, int64_t step) {
-  return (std::filesystem::path(dir) / ("ckpt-" + std::to_string(step) + ".h5")).string();
-}
-
-StatusOr<std::vector<int64_t>> ListCheckpointSteps(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::directory_iterator it(dir, ec);
-  if (ec) return NotFound("checkpoint directory ", dir, ": ", ec.message());
-  static const std::regex kName(R"(ckpt-(\d+)\.h5)");
-  std::vector<int64_t> steps;
-  for (const auto& entry : it) {
-    std::smatch m;
-    const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file(ec) && std::regex_match(name, m, kName))
-      steps.push_back(std::stoll(m[1].str()));
-  }
-  std::sort(steps.begin(), steps.end());
-  return steps;
-}
-
-StatusOr<std::string> LatestCheckpoint(const std::string& dir) {
-  ASSIGN_OR_RETURN(std::vector<int64_t> steps, ListCheckpointSteps(dir));
-  if (steps.empty()) return NotFound("no checkpoint (ckpt-<step>.h5) in ", dir);
-  return CheckpointPath(dir, steps.back());
-}
-
 StatusOr<std::string> CheckpointManager::Save(Session* session, int64_t step) const {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) return Internal("checkpoint directory ", dir_, ": cannot create: ", ec.message());
+  RemoveStaleTemporaryFiles(dir_);
   const std::string path = CheckpointPath(dir_, step);
   RETURN_IF_ERROR(saver_->Save(session, path, step));
-  if (keep_last_ <= 0) return path;
-  ASSIGN_OR_RETURN(std::vector<int64_t> steps, ListCheckpointSteps(dir_));
-  for (size_t i = 0; i + keep_last_ < steps.size(); ++i) {
-    std::filesystem::remove(CheckpointPath(dir_, steps[i]), ec);
-    if (ec)
-      return Internal(CheckpointPath(dir_, steps[i]), ": cannot remove old checkpoint: ",
-                      ec.message());
-  }
+  RETURN_IF_ERROR(PruneCheckpoints(dir_, step, keep_last_));
   return path;
 }
 
-StatusOr<int64_t> CheckpointManager::RestoreLatest(Session* session) const {
-  ASSIGN_OR_RETURN(std::string path, LatestCheckpoint(dir_));
-  return saver_->Restore(session, path);
+StatusOr<RestoredCheckpoint> CheckpointManager::RestoreLatest(Session* session) const {
+  return RestoreNewestValid(
+      dir_, [&](const std::string& path) { return saver_->Restore(session, path); });
 }
 
 }  // namespace fb

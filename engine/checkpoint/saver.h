@@ -18,17 +18,17 @@
 //   ... session->Extend(root.ToGraphDef()) ...
 //   CheckpointManager ckpt(saver.get(), dir, /*keep_last=*/5);
 //   int64_t first_step = 0;
-//   if (resume) {                       // NotFound when the directory holds no checkpoint
-//     auto step = ckpt.RestoreLatest(session.get());
-//     if (step.ok()) first_step = *step + 1;
-//     else if (step.status().code() != Code::kNotFound) return step.status();
-//   } else { run the initializers }
+//   RestoredCheckpoint restored;
+//   if (resume) ASSIGN_OR_RETURN(restored, ckpt.RestoreLatest(session.get()));
+//   if (restored.found) first_step = restored.step + 1;  // found is false only for "no checkpoint"
+//   else { run the initializers }
 //   for (int64_t step = first_step; step < steps; ++step) {
 //     ... train ...
 //     if ((step + 1) % every == 0) RETURN_IF_ERROR(ckpt.Save(session.get(), step).status());
 //   }
 //
-// File format: engine/checkpoint/checkpoint_file.h and docs/checkpoints.md. Thread-safety: a
+// File format: engine/checkpoint/checkpoint_file.h and docs/checkpoints.md; which checkpoint a
+// resume picks, and which it skips: engine/checkpoint/checkpoint_dir.h. Thread-safety: a
 // Saver is immutable after Create; Save and Restore may run concurrently with training steps
 // (variables are snapshotted copy-on-write), but two Saves to one path must not race.
 #include <memory>
@@ -36,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/checkpoint/checkpoint_dir.h"
 #include "engine/client/scope.h"
 #include "engine/runtime/session.h"
 
@@ -68,25 +69,19 @@ class Saver {
   std::string filename_feed_, step_feed_, save_target_, restore_target_, step_fetch_;
 };
 
-// "<dir>/ckpt-<step>.h5", the name CheckpointManager uses.
-std::string CheckpointPath(const std::string& dir, int64_t step);
-// Steps of the complete checkpoints (ckpt-<step>.h5) in `dir`, ascending; temporary files of
-// unfinished saves are ignored. NotFound naming `dir` when it does not exist.
-StatusOr<std::vector<int64_t>> ListCheckpointSteps(const std::string& dir);
-// The path of the checkpoint with the highest step in `dir`. NotFound naming `dir` when there is
-// none (or no such directory).
-StatusOr<std::string> LatestCheckpoint(const std::string& dir);
-
 // Periodic checkpoints in one directory, keeping the newest `keep_last` (0 keeps all).
 class CheckpointManager {
  public:
   CheckpointManager(const Saver* saver, std::string dir, int keep_last)
       : saver_(saver), dir_(std::move(dir)), keep_last_(keep_last) {}
-  // Creates the directory if needed, writes CheckpointPath(dir, step), then deletes the oldest
-  // checkpoints beyond keep_last. Returns the path written.
+  // Creates the directory if needed, removes temporary files of killed saves
+  // (RemoveStaleTemporaryFiles), writes CheckpointPath(dir, step), then deletes the oldest
+  // checkpoints beyond keep_last (PruneCheckpoints). Returns the path written.
   StatusOr<std::string> Save(Session* session, int64_t step) const;
-  // Restores LatestCheckpoint(dir) and returns its global step; NotFound when there is none.
-  StatusOr<int64_t> RestoreLatest(Session* session) const;
+  // Restores the newest valid checkpoint (RestoreNewestValid: corrupt newer ones are skipped
+  // with a warning; one that does not fit the graph is an error naming file and variable).
+  // `found` is false only when the directory holds no checkpoint: then nothing was assigned.
+  StatusOr<RestoredCheckpoint> RestoreLatest(Session* session) const;
   const std::string& dir() const { return dir_; }
 
  private:

@@ -2,15 +2,21 @@
 // equals an uninterrupted run, checkpoint and trace contents.
 #include "experiments/trainer.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
 #include <catch2/catch.hpp>
 
 #include "datasets/synthetic.h"
+#include "engine/checkpoint/checkpoint_file.h"
 #include "engine/checkpoint/saver.h"
+#include "engine/trace/hdf5_util.h"
 #include "engine/trace/trace_reader.h"
 #include "tests/engine/trace/temp_dir.h"
 #include "tests/test_util.h"
@@ -133,6 +139,162 @@ TEST_CASE("Resuming from a truncated checkpoint fails naming the file", "[train]
   CHECK_THAT(r.status().message(), Catch::Contains(path));
 }
 
+// A run of the MLP that stops after 6 steps, with checkpoints at steps 2, 4 and 6.
+TrainOptions CheckpointedRun(const test::TempDir& dir) {
+  TrainOptions o = SmallRun("mlp");
+  o.checkpoint_dir = dir.file("ckpt");
+  o.checkpoint_every.steps = 2;
+  o.max_steps = 6;
+  return o;
+}
+
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Every file of `dir` with its contents.
+std::map<std::string, std::string> Snapshot(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    files[e.path().string()] = ReadBytes(e.path().string());
+  return files;
+}
+
+// Changes the int64 scalar `name` of a checkpoint through HDF5, keeping HDF5's own metadata
+// checksums valid: what a flipped bit in the (unchecksummed) data block of a scalar amounts to.
+void OverwriteInt64(const std::string& path, const std::string& name, int64_t value) {
+  h5::Hdf5Guard guard;
+  h5::Handle f(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  REQUIRE(f.valid());
+  h5::Handle ds(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  REQUIRE(ds.valid());
+  REQUIRE(H5Dwrite(ds.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &value) >= 0);
+}
+
+TEST_CASE("Resume skips a corrupt newest checkpoint with a warning and continues from the older",
+          "[train][checkpoint]") {
+  auto train = Synthetic(192, 1);
+  test::TempDir dir;
+  TrainOptions o = SmallRun("mlp");
+  const TrainResult whole = RunOk(o, train);
+  o = CheckpointedRun(dir);
+  RunOk(o, train);
+  const std::string c4 = CheckpointPath(o.checkpoint_dir, 4);
+  const std::string c6 = CheckpointPath(o.checkpoint_dir, 6);
+  std::string why;
+  SECTION("truncated") {
+    std::filesystem::resize_file(c6, std::filesystem::file_size(c6) / 2);
+    why = c6 + ": cannot open checkpoint";
+  }
+  SECTION("one bit flipped in the step counter") {
+    OverwriteInt64(c6, "input/step", 6 ^ 1);  // resumed at step 7 before checksums
+    why = c6 + ": variable 'input/step': corrupt checkpoint: crc32 checksum mismatch";
+  }
+  const std::string intact = ReadBytes(c4);
+  o.resume = true;
+  o.max_steps = 1;
+  const TrainResult r = RunOk(o, train);
+  CHECK(r.first_step == 4);
+  CHECK(r.resumed_from == c4);
+  REQUIRE(r.resume_warnings.size() == 1);
+  CHECK_THAT(r.resume_warnings[0], Catch::Contains(why));
+  CHECK(ReadBytes(c4) == intact);  // the checkpoint resumed from is kept as it was
+
+  o.max_steps = -1;  // on to the end: the same weights as an uninterrupted run
+  const TrainResult rest = RunOk(o, train);
+  CHECK(rest.first_step == 5);
+  CHECK(rest.losses == std::vector<double>(whole.losses.begin() + 5, whole.losses.end()));
+  CheckSameVariables(whole, rest);
+}
+
+TEST_CASE("Resume fails naming file and variable when the newest checkpoint lacks a variable",
+          "[train][checkpoint]") {
+  auto train = Synthetic(192, 1);
+  test::TempDir dir;
+  TrainOptions o = CheckpointedRun(dir);
+  RunOk(o, train);
+  const std::string c6 = CheckpointPath(o.checkpoint_dir, 6);
+  auto entries = ListCheckpoint(c6);
+  REQUIRE(entries.ok());
+  std::string victim;
+  for (const CheckpointEntry& e : *entries)
+    if (e.name != "global_step" && e.name != "input/step") victim = e.name;
+  REQUIRE_FALSE(victim.empty());
+  {  // as h5py's `del f[victim]`: an intact file without that variable
+    h5::Hdf5Guard guard;
+    h5::Handle f(H5Fopen(c6.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    REQUIRE(H5Ldelete(f.get(), victim.c_str(), H5P_DEFAULT) >= 0);
+  }
+  const auto before = Snapshot(o.checkpoint_dir);
+  o.resume = true;
+  o.max_steps = -1;
+  auto r = Train(o, train, nullptr);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() != Code::kNotFound);
+  CHECK_THAT(r.status().message(), Catch::Contains(c6 + ": no variable '" + victim + "'"));
+  CHECK(Snapshot(o.checkpoint_dir) == before);  // nothing overwritten, deleted or added
+}
+
+TEST_CASE("Resuming an MLP run from a LeNet checkpoint fails naming file and variable",
+          "[train][checkpoint]") {
+  auto train = Synthetic(192, 1);
+  test::TempDir dir;
+  TrainOptions o = SmallRun("lenet");
+  o.checkpoint_dir = dir.file("ckpt");
+  o.max_steps = 2;
+  RunOk(o, train);
+  const auto before = Snapshot(o.checkpoint_dir);
+  o.model = "mlp";
+  o.resume = true;
+  o.max_steps = -1;
+  auto r = Train(o, train, nullptr);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() != Code::kNotFound);
+  CHECK_THAT(r.status().message(), Catch::Contains(CheckpointPath(o.checkpoint_dir, 2) +
+                                                   ": variable '") ||
+                                       Catch::Contains(CheckpointPath(o.checkpoint_dir, 2) +
+                                                       ": no variable '"));
+  CHECK(Snapshot(o.checkpoint_dir) == before);
+}
+
+TEST_CASE("Resume ignores a checkpoint name whose step does not fit in 64 bits",
+          "[train][checkpoint]") {
+  auto train = Synthetic(192, 1);
+  test::TempDir dir;
+  TrainOptions o = CheckpointedRun(dir);
+  RunOk(o, train);
+  const std::string huge = o.checkpoint_dir + "/ckpt-99999999999999999999.h5";
+  std::filesystem::copy_file(CheckpointPath(o.checkpoint_dir, 6), huge);
+  o.resume = true;
+  o.max_steps = 1;
+  const TrainResult r = RunOk(o, train);  // std::stoll threw std::out_of_range here
+  CHECK(r.first_step == 6);
+  REQUIRE(r.resume_warnings.size() == 1);
+  CHECK_THAT(r.resume_warnings[0], Catch::Contains(huge + ": not a checkpoint name"));
+}
+
+TEST_CASE("Checkpointing removes the temporary files of killed saves", "[train][checkpoint]") {
+  auto train = Synthetic(192, 1);
+  test::TempDir dir;
+  TrainOptions o = CheckpointedRun(dir);
+  std::filesystem::create_directories(o.checkpoint_dir);
+  pid_t dead = fork();
+  REQUIRE(dead >= 0);
+  if (dead == 0) _exit(0);
+  REQUIRE(waitpid(dead, nullptr, 0) == dead);
+  // What a save killed before its rename leaves (the form WriteCheckpoint used before hosts).
+  const std::string stale = CheckpointPath(o.checkpoint_dir, 8) + ".tmp-" + std::to_string(dead);
+  // A save in progress in another live process of this host.
+  std::string live = TemporaryCheckpointPath(CheckpointPath(o.checkpoint_dir, 8));
+  live = live.substr(0, live.rfind('-') + 1) + std::to_string(getppid());
+  std::ofstream(stale) << std::string(1000, 'x');
+  std::ofstream(live) << std::string(1000, 'x');
+  RunOk(o, train);
+  CHECK_FALSE(std::filesystem::exists(stale));
+  CHECK(std::filesystem::exists(live));
+}
+
 // Names of the nodes a step computing `roots` must execute: the backward closure over data and
 // control edges in the trace's /graph tables (internal "_" nodes left out).
 std::set<std::string> NeededNodes(const Trace& t, const std::vector<std::string>& roots) {
@@ -197,7 +359,8 @@ TEST_CASE("Checkpoint intervals parse as steps or seconds", "[train]") {
   CHECK(ParseCheckpointEvery("500")->steps == 500);
   CHECK(ParseCheckpointEvery("30s")->seconds == 30);
   CHECK(ParseCheckpointEvery("2.5s")->seconds == 2.5);
-  for (std::string bad : {"", "s", "0", "-3", "10m", "abc"}) {
+  for (std::string bad : {"", "s", "0", "-3", "10m", "abc", "nans", "infs", "-infs", "1e999s",
+                          "99999999999999999999"}) {
     INFO(bad);
     CHECK(ParseCheckpointEvery(bad).status().message() ==
           "checkpoint interval '" + bad +

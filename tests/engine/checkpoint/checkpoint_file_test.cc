@@ -1,11 +1,15 @@
 #include "engine/checkpoint/checkpoint_file.h"
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include <zlib.h>
+
 #include <catch2/catch.hpp>
 
+#include "engine/trace/hdf5_util.h"
 #include "engine/trace/trace_writer.h"
 #include "tests/engine/trace/temp_dir.h"
 #include "tests/test_util.h"
@@ -68,7 +72,7 @@ TEST_CASE("Checkpoint round trip of every supported dtype and shape", "[checkpoi
       Tensor(DataType::kFloat, TensorShape{0, 4}),
       Tensor::FromVector<float>({9, 8}, {2, 1, 1})};
   REQUIRE(WriteCheckpoint(path, names, tensors).ok());
-  CHECK_FALSE(fs::exists(path + ".tmp-" + std::to_string(getpid())));
+  CHECK_FALSE(fs::exists(TemporaryCheckpointPath(path)));
   CheckRoundTrip<float>(path, "f", tensors[0]);
   CheckRoundTrip<double>(path, "d", tensors[1]);
   CheckRoundTrip<int8_t>(path, "i8", tensors[2]);
@@ -117,7 +121,7 @@ TEST_CASE("A failed save leaves the previous checkpoint untouched", "[checkpoint
   test::TempDir dir;
   std::string path = WriteSimple(dir, 1.0f);
   const std::string before = ReadBytes(path);
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
+  const std::string tmp = TemporaryCheckpointPath(path);
 
   SECTION("failure while writing a variable") {
     Tensor good = Tensor::FromVector<float>(std::vector<float>(1000, 2.0f), {10, 100});
@@ -141,7 +145,7 @@ TEST_CASE("A failed save leaves the previous checkpoint untouched", "[checkpoint
     Status s = WriteCheckpoint(dir_path, {"w"}, {Tensor::Scalar<float>(2.f)});
     CHECK(s.code() == Code::kInternal);
     CHECK_THAT(s.message(), Catch::Contains(dir_path + ": cannot rename"));
-    CHECK_FALSE(fs::exists(dir_path + ".tmp-" + std::to_string(getpid())));
+    CHECK_FALSE(fs::exists(TemporaryCheckpointPath(dir_path)));
   }
   CHECK(ReadBytes(path) == before);
   CHECK_FALSE(fs::exists(tmp));
@@ -244,6 +248,159 @@ TEST_CASE("Restore rejects files that are not flowbench checkpoints", "[checkpoi
   CHECK_THAT(r.status().message(),
              Catch::Contains("trace.h5: not a flowbench checkpoint (" + dir.file("trace.h5") +
                              ": missing attribute 'format_version')"));
+}
+
+// Rewrites data through HDF5 (so HDF5's own metadata checksums stay valid): what a bit flip in
+// a scalar's data block, which HDF5 does not checksum, amounts to.
+void OverwriteScalar(const std::string& path, const std::string& name, hid_t type,
+                     const void* value) {
+  h5::Hdf5Guard guard;
+  h5::Handle f(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  REQUIRE(f.valid());
+  h5::Handle ds(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+  REQUIRE(ds.valid());
+  REQUIRE(H5Dwrite(ds.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, value) >= 0);
+}
+
+// step 40, a scalar optimizer slot and a matrix.
+std::string WriteWithScalars(const test::TempDir& dir) {
+  std::string path = dir.file("ckpt-40.h5");
+  Tensor w = Tensor::FromVector<float>(std::vector<float>(6, 0.5f), {2, 3});
+  Status s = WriteCheckpoint(path, {"layer/w", "opt/beta1_power", "global_step"},
+                             {w, Tensor::Scalar<float>(0.9f), Tensor::Scalar<int64_t>(40)});
+  REQUIRE(s.ok());
+  return path;
+}
+
+TEST_CASE("A changed scalar variable fails its crc32 checksum", "[checkpoint][errors]") {
+  test::TempDir dir;
+  const std::string path = WriteWithScalars(dir);
+  REQUIRE(VerifyCheckpoint(path).ok());
+  SECTION("the step counter") {
+    const int64_t flipped = 40 ^ 1;  // one bit: 41
+    OverwriteScalar(path, "global_step", H5T_NATIVE_INT64, &flipped);
+    auto r = ReadCheckpointTensor(path, "global_step", DataType::kInt64, TensorShape{});
+    CHECK(r.status().code() == Code::kDataLoss);
+    CHECK_THAT(r.status().message(),
+               Catch::Contains(path + ": variable 'global_step': corrupt checkpoint: crc32 "
+                                      "checksum mismatch"));
+  }
+  SECTION("an optimizer scalar") {
+    float value = 0.9f;
+    uint32_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    bits ^= 1u << 7;
+    std::memcpy(&value, &bits, sizeof bits);
+    OverwriteScalar(path, "opt/beta1_power", H5T_NATIVE_FLOAT, &value);
+    auto r = ReadCheckpointTensor(path, "opt/beta1_power", DataType::kFloat, TensorShape{});
+    CHECK(r.status().code() == Code::kDataLoss);
+    CHECK_THAT(r.status().message(),
+               Catch::Contains(path + ": variable 'opt/beta1_power': corrupt checkpoint: crc32"));
+  }
+  Status v = VerifyCheckpoint(path);
+  CHECK(v.code() == Code::kDataLoss);
+  CHECK_THAT(v.message(), Catch::Contains(path + ": variable '"));
+  CHECK_THAT(v.message(), Catch::Contains("crc32 checksum mismatch"));
+  // The other variables still read.
+  CHECK(ReadCheckpointTensor(path, "layer/w", DataType::kFloat).ok());
+}
+
+TEST_CASE("The global_step root attribute must match the global_step variable",
+          "[checkpoint][errors]") {
+  test::TempDir dir;
+  const std::string path = WriteWithScalars(dir);
+  {
+    h5::Hdf5Guard guard;
+    h5::Handle f(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    REQUIRE(f.valid());
+    h5::Handle a(H5Aopen(f.get(), "global_step", H5P_DEFAULT), H5Aclose);
+    REQUIRE(a.valid());
+    const int64_t flipped = 41;
+    REQUIRE(H5Awrite(a.get(), H5T_NATIVE_INT64, &flipped) >= 0);
+  }
+  auto r = ReadCheckpointTensor(path, "global_step", DataType::kInt64, TensorShape{});
+  CHECK(r.status().code() == Code::kDataLoss);
+  CHECK_THAT(r.status().message(),
+             Catch::Contains(path + ": corrupt checkpoint: root attribute global_step is 41, "
+                                    "the global_step dataset holds"));
+  CHECK(VerifyCheckpoint(path).code() == Code::kDataLoss);
+}
+
+// Turns a version-2 file into what version 1 wrote: no crc32 attributes, format_version 1.
+void DowngradeToVersion1(const std::string& path) {
+  h5::Hdf5Guard guard;
+  h5::Handle f(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  REQUIRE(f.valid());
+  for (const char* name : {"layer/w", "opt/beta1_power", "global_step"})
+    REQUIRE(H5Adelete_by_name(f.get(), name, "crc32", H5P_DEFAULT) >= 0);
+  h5::Handle a(H5Aopen(f.get(), "format_version", H5P_DEFAULT), H5Aclose);
+  const int64_t one = 1;
+  REQUIRE(H5Awrite(a.get(), H5T_NATIVE_INT64, &one) >= 0);
+}
+
+TEST_CASE("Version-1 checkpoints without crc32 still restore", "[checkpoint]") {
+  test::TempDir dir;
+  const std::string path = WriteWithScalars(dir);
+  DowngradeToVersion1(path);
+  auto step = ReadCheckpointTensor(path, "global_step", DataType::kInt64, TensorShape{});
+  INFO(step.status().ToString());
+  REQUIRE(step.ok());
+  CHECK(step->scalar<int64_t>() == 40);
+  auto w = ReadCheckpointTensor(path, "layer/w", DataType::kFloat, TensorShape{2, 3});
+  REQUIRE(w.ok());
+  CHECK(Values<float>(*w) == std::vector<float>(6, 0.5f));
+  CHECK(VerifyCheckpoint(path).ok());
+}
+
+TEST_CASE("A version-2 checkpoint without a crc32 is corrupt", "[checkpoint][errors]") {
+  test::TempDir dir;
+  const std::string path = WriteWithScalars(dir);
+  {
+    h5::Hdf5Guard guard;
+    h5::Handle f(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    REQUIRE(H5Adelete_by_name(f.get(), "opt/beta1_power", "crc32", H5P_DEFAULT) >= 0);
+  }
+  auto r = ReadCheckpointTensor(path, "opt/beta1_power", DataType::kFloat);
+  CHECK(r.status().code() == Code::kDataLoss);
+  CHECK_THAT(r.status().message(),
+             Catch::Contains(path + ": variable 'opt/beta1_power': corrupt checkpoint:"));
+  CHECK_THAT(r.status().message(), Catch::Contains("crc32"));
+}
+
+TEST_CASE("A checkpoint of a newer format_version is refused", "[checkpoint][errors]") {
+  test::TempDir dir;
+  const std::string path = WriteWithScalars(dir);
+  {
+    h5::Hdf5Guard guard;
+    h5::Handle f(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    h5::Handle a(H5Aopen(f.get(), "format_version", H5P_DEFAULT), H5Aclose);
+    const int64_t three = 3;
+    REQUIRE(H5Awrite(a.get(), H5T_NATIVE_INT64, &three) >= 0);
+  }
+  Status s = VerifyCheckpoint(path);
+  CHECK(s.code() == Code::kFailedPrecondition);
+  CHECK_THAT(s.message(), Catch::Contains(path + ": checkpoint format_version is 3, this "
+                                                 "flowbench reads versions 1 to 2"));
+}
+
+TEST_CASE("The crc32 covers the variable's name, dtype, shape and data", "[checkpoint]") {
+  const float data[2] = {1, 2};
+  const uint32_t base = CheckpointTensorCrc32("w", DataType::kFloat, {2}, data, sizeof data);
+  CHECK(CheckpointTensorCrc32("v", DataType::kFloat, {2}, data, sizeof data) != base);
+  CHECK(CheckpointTensorCrc32("w", DataType::kInt32, {2}, data, sizeof data) != base);
+  CHECK(CheckpointTensorCrc32("w", DataType::kFloat, {1, 2}, data, sizeof data) != base);
+  CHECK(CheckpointTensorCrc32("w", DataType::kFloat, {2}, data, sizeof(float)) != base);
+  // zlib's crc32 of "w\0float\0" then the dimension 2 as 8 little-endian bytes, then the floats.
+  const unsigned char bytes[] = {'w', 0, 'f', 'l', 'o', 'a', 't', 0, 2, 0, 0, 0, 0, 0, 0, 0,
+                                 0,   0, 0x80, 0x3f, 0, 0, 0, 0x40};
+  CHECK(base == crc32(0, bytes, sizeof bytes));
+}
+
+TEST_CASE("The temporary file of a save names the host and the pid", "[checkpoint]") {
+  const std::string tmp = TemporaryCheckpointPath("/d/ckpt-4.h5");
+  CHECK_THAT(tmp, Catch::StartsWith("/d/ckpt-4.h5.tmp-"));
+  CHECK_THAT(tmp, Catch::EndsWith("-" + std::to_string(getpid())));
+  CHECK_FALSE(IsTemporaryCheckpointInUse(tmp));
 }
 
 }  // namespace
