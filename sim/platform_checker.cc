@@ -48,8 +48,11 @@ const std::map<std::string, std::string>& Refused() {
 }
 
 const std::set<std::string> kZoneChildren{
-    "prop", "host", "router", "link", "backbone", "host_link", "zone", "AS", "cluster", "cabinet",
-    "peer", "route", "zoneRoute", "ASroute", "bypassRoute", "bypassZoneRoute", "bypassASroute"};
+    "prop",         "host",      "router",      "link",
+    "backbone",     "host_link", "zone",        "AS",
+    "cluster",      "cabinet",   "peer",        "route",
+    "zoneRoute",    "ASroute",   "bypassRoute", "bypassZoneRoute",
+    "bypassASroute"};
 
 }  // namespace
 
@@ -121,7 +124,8 @@ Status PlatformChecker::CheckNoProfiles(const xmlNode* n) const {
   for (const xmlAttr* a = n->properties; a != nullptr; a = a->next) {
     const std::string name = reinterpret_cast<const char*>(a->name);
     if (name.size() > 5 && name.compare(name.size() - 5, 5, "_file") == 0)
-      return Error(n, "attribute '", name, "' is not supported: availability and speed "
+      return Error(n, "attribute '", name,
+                   "' is not supported: availability and speed "
                    "profiles are not simulated");
   }
   return Status::OK();
@@ -156,8 +160,8 @@ Status PlatformChecker::CheckElement(const xmlNode* n, Zone* zone, int depth) {
   const std::string name = reinterpret_cast<const char*>(n->name);
   if (auto it = Refused().find(name); it != Refused().end())
     return Error(n, "not supported: ", it->second);
-  if (zone == nullptr && name != "zone" && name != "AS" && name != "cluster" &&
-      name != "cabinet" && name != "peer")
+  if (zone == nullptr && name != "zone" && name != "AS" && name != "cluster" && name != "cabinet" &&
+      name != "peer")
     return Error(n, "unexpected here: <platform> holds <zone>, <cluster>, <cabinet> or <peer>");
   if (zone != nullptr && !kZoneChildren.count(name))
     return Error(n, "unknown element in zone '", zone->id, "'");
@@ -202,20 +206,32 @@ Status PlatformChecker::CloseZone(const Zone& z) {
   if (z.routing == "None" && (z.members.size() > 1 || !z.routes.empty()))
     return Error(z.node, "routing None allows one host and no route, got ", z.members.size(),
                  " members and ", z.routes.size(), " routes (use routing=\"Full\")");
-  if (z.routing != "Dijkstra" && z.routing != "DijkstraCache") return Status::OK();
-  for (const std::string& from : z.members) {
+  if ((z.routing != "Dijkstra" && z.routing != "DijkstraCache") || z.members.empty())
+    return Status::OK();
+  // Strongly connected: every member reachable from the first and the first from every member.
+  std::map<std::string, std::vector<std::string>> out, in;
+  for (const auto& [src, dst] : z.routes) {
+    out[src].push_back(dst);
+    in[dst].push_back(src);
+  }
+  auto reach = [](const std::string& from, std::map<std::string, std::vector<std::string>>& g) {
     std::set<std::string> seen{from};
     std::vector<std::string> todo{from};
     while (!todo.empty()) {
       const std::string at = todo.back();
       todo.pop_back();
-      for (auto it = z.routes.lower_bound({at, ""}); it != z.routes.end() && it->first == at; ++it)
-        if (seen.insert(it->second).second) todo.push_back(it->second);
+      for (const std::string& next : g[at])
+        if (seen.insert(next).second) todo.push_back(next);
     }
-    for (const std::string& to : z.members)
-      if (!seen.count(to))
-        return Error(z.node, "routing ", z.routing, ": no path of routes from '", from, "' to '",
-                     to, "'");
+    return seen;
+  };
+  const std::string& first = z.members.front();
+  const std::set<std::string> from_first = reach(first, out), to_first = reach(first, in);
+  for (const std::string& m : z.members) {
+    const bool forward = from_first.count(m) > 0;
+    if (forward && to_first.count(m)) continue;
+    return Error(z.node, "routing ", z.routing, ": no path of routes from '", forward ? m : first,
+                 "' to '", forward ? first : m, "'");
   }
   return Status::OK();
 }
@@ -250,8 +266,7 @@ Status PlatformChecker::CheckDisk(const xmlNode* n) {
 Status PlatformChecker::CheckLink(const xmlNode* n) {
   RETURN_IF_ERROR(CheckId(n, &links_, "link"));
   RETURN_IF_ERROR(CheckEnum(n, "sharing_policy", {"SHARED", "SPLITDUPLEX", "FATPIPE"}));
-  RETURN_IF_ERROR(
-      CheckQuantity(n, "bandwidth", Quantity::kBandwidth, true, false).status());
+  RETURN_IF_ERROR(CheckQuantity(n, "bandwidth", Quantity::kBandwidth, true, false).status());
   RETURN_IF_ERROR(CheckQuantity(n, "latency", Quantity::kTime, true, true).status());
   return CheckNoProfiles(n);
 }
@@ -355,7 +370,8 @@ Status PlatformChecker::CheckTopology(const xmlNode* n, int64_t hosts) {
   const std::string topology = Attr(n, "topology").value_or("FLAT");
   RETURN_IF_ERROR(CheckEnum(n, "topology", {"FLAT", "TORUS", "FAT_TREE", "DRAGONFLY"}));
   if (topology == "DRAGONFLY")
-    return Error(n, "topology DRAGONFLY is not supported (SimGrid 3.32 crashes on some of its "
+    return Error(n,
+                 "topology DRAGONFLY is not supported (SimGrid 3.32 crashes on some of its "
                  "parameters); use FAT_TREE or TORUS");
   if (topology == "FLAT") return Status::OK();
   ASSIGN_OR_RETURN(std::string params, Required(n, "topo_parameters"));
@@ -375,8 +391,10 @@ Status PlatformChecker::CheckTopology(const xmlNode* n, int64_t hosts) {
   if (topology == "TORUS") {
     std::optional<int64_t> p = product(params, &size);
     if (!p || *p != hosts)
-      return Error(n, "TORUS topo_parameters must be positive dimensions whose product is the "
-                   "cluster's ", hosts, " hosts, got '", params, "'");
+      return Error(n,
+                   "TORUS topo_parameters must be positive dimensions whose product is the "
+                   "cluster's ",
+                   hosts, " hosts, got '", params, "'");
     return Status::OK();
   }
   const std::vector<std::string> parts = Split(params, ';');
@@ -387,9 +405,10 @@ Status PlatformChecker::CheckTopology(const xmlNode* n, int64_t hosts) {
   for (int i = 2; ok && i < 4; ++i)
     ok = product(parts[i], &size) && static_cast<int64_t>(size) == *levels;
   if (!ok)
-    return Error(n, "FAT_TREE topo_parameters must be 'L;d1,..,dL;u1,..,uL;p1,..,pL' (positive "
-                 "integers) with d1 x .. x dL = the cluster's ", hosts, " hosts, got '", params,
-                 "'");
+    return Error(n,
+                 "FAT_TREE topo_parameters must be 'L;d1,..,dL;u1,..,uL;p1,..,pL' (positive "
+                 "integers) with d1 x .. x dL = the cluster's ",
+                 hosts, " hosts, got '", params, "'");
   return Status::OK();
 }
 

@@ -37,8 +37,8 @@ class PlatformChecker {
 
   template <typename... Args>
   Status Error(const xmlNode* n, Args&&... args) const {
-    return InvalidArgument("platform file '", file_, "': line ", xmlGetLineNo(n), ": ",
-                           Describe(n), ": ", std::forward<Args>(args)...);
+    return InvalidArgument("platform file '", file_, "': line ", xmlGetLineNo(n), ": ", Describe(n),
+                           ": ", std::forward<Args>(args)...);
   }
   static std::string Describe(const xmlNode* n);
   static std::optional<std::string> Attr(const xmlNode* n, const char* name);

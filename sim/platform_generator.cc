@@ -159,7 +159,8 @@ StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>&
   std::vector<std::string> hosts, devices;
   int64_t total = 0;
   for (const auto& [job, tasks] : jobs) {
-    if (!IsWord(job)) return InvalidArgument("job name must be a word ([A-Za-z0-9_]+), got '", job, "'");
+    if (!IsWord(job))
+      return InvalidArgument("job name must be a word ([A-Za-z0-9_]+), got '", job, "'");
     if (tasks < 1) return InvalidArgument("job '", job, "' needs at least one task, got ", tasks);
     if ((total += tasks) > kMaxMpiNodeTasks)
       return InvalidArgument("an MPI node holds at most ", kMaxMpiNodeTasks, " tasks, got more");

@@ -13,11 +13,13 @@ using UnitTable = std::map<std::string, double, std::less<>>;
 // x1024 each), abbreviated or spelled out (kilo mega ...).
 void AddPrefixed(UnitTable* t, const std::string& unit, double value, int base, bool abbrev) {
   static const char* kDecimal[] = {"k", "M", "G", "T", "P", "E", "Z", "Y"};
-  static const char* kDecimalLong[] = {"kilo", "mega", "giga", "tera", "peta", "exa", "zeta", "yotta"};
+  static const char* kDecimalLong[] = {"kilo", "mega", "giga", "tera",
+                                       "peta", "exa",  "zeta", "yotta"};
   static const char* kBinary[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi", "Yi"};
-  static const char* kBinaryLong[] = {"kibi", "mebi", "gibi", "tebi", "pebi", "exbi", "zebi", "yobi"};
-  const char** prefixes = base == 2 ? (abbrev ? kBinary : kBinaryLong)
-                                    : (abbrev ? kDecimal : kDecimalLong);
+  static const char* kBinaryLong[] = {"kibi", "mebi", "gibi", "tebi",
+                                      "pebi", "exbi", "zebi", "yobi"};
+  const char** prefixes =
+      base == 2 ? (abbrev ? kBinary : kBinaryLong) : (abbrev ? kDecimal : kDecimalLong);
   const double mult = base == 2 ? 1024.0 : 1000.0;
   t->emplace(unit, value);
   for (int i = 0; i < 8; ++i) {
@@ -49,24 +51,32 @@ const UnitTable& Units(Quantity kind) {
     }
     return t;
   }();
-  static const UnitTable time{{"w", 7 * 24 * 3600.0}, {"d", 24 * 3600.0}, {"h", 3600.0},
-                              {"m", 60.0},           {"s", 1.0},           {"ms", 1e-3},
-                              {"us", 1e-6},          {"ns", 1e-9},         {"ps", 1e-12}};
+  static const UnitTable time{
+      {"w", 7 * 24 * 3600.0}, {"d", 24 * 3600.0}, {"h", 3600.0}, {"m", 60.0},  {"s", 1.0},
+      {"ms", 1e-3},           {"us", 1e-6},       {"ns", 1e-9},  {"ps", 1e-12}};
   switch (kind) {
-    case Quantity::kSpeed: return speed;
-    case Quantity::kBandwidth: return bandwidth;
-    case Quantity::kSize: return size;
-    case Quantity::kTime: break;
+    case Quantity::kSpeed:
+      return speed;
+    case Quantity::kBandwidth:
+      return bandwidth;
+    case Quantity::kSize:
+      return size;
+    case Quantity::kTime:
+      break;
   }
   return time;
 }
 
 const char* BaseUnit(Quantity kind) {
   switch (kind) {
-    case Quantity::kSpeed: return "f";
-    case Quantity::kBandwidth: return "Bps";
-    case Quantity::kSize: return "B";
-    case Quantity::kTime: break;
+    case Quantity::kSpeed:
+      return "f";
+    case Quantity::kBandwidth:
+      return "Bps";
+    case Quantity::kSize:
+      return "B";
+    case Quantity::kTime:
+      break;
   }
   return "s";
 }
@@ -75,10 +85,14 @@ const char* BaseUnit(Quantity kind) {
 
 const char* QuantityName(Quantity kind) {
   switch (kind) {
-    case Quantity::kSpeed: return "speed";
-    case Quantity::kBandwidth: return "bandwidth";
-    case Quantity::kSize: return "size";
-    case Quantity::kTime: break;
+    case Quantity::kSpeed:
+      return "speed";
+    case Quantity::kBandwidth:
+      return "bandwidth";
+    case Quantity::kSize:
+      return "size";
+    case Quantity::kTime:
+      break;
   }
   return "time";
 }

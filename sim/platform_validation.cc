@@ -23,17 +23,21 @@ StatusOr<std::string> ReadPlatformFile(const std::string& path) {
   const fs::file_status st = fs::status(path, ec);
   if (!fs::exists(st)) return NotFound("platform file '", path, "' does not exist");
   if (fs::is_directory(st))
-    return InvalidArgument("platform file '", path, "' is a directory, expected a SimGrid XML file");
+    return InvalidArgument("platform file '", path,
+                           "' is a directory, expected a SimGrid XML file");
   if (!fs::is_regular_file(st))
     return InvalidArgument("platform file '", path, "' is not a regular file");
   const uintmax_t size = fs::file_size(path, ec);
-  if (ec) return InvalidArgument("platform file '", path, "': cannot read its size: ", ec.message());
-  if (size == 0) return InvalidArgument("platform file '", path, "' is empty, expected SimGrid XML");
+  if (ec)
+    return InvalidArgument("platform file '", path, "': cannot read its size: ", ec.message());
+  if (size == 0)
+    return InvalidArgument("platform file '", path, "' is empty, expected SimGrid XML");
   if (size > static_cast<uintmax_t>(kMaxPlatformFileBytes))
-    return InvalidArgument("platform file '", path, "' has ", size, " bytes, more than the limit of ",
-                           kMaxPlatformFileBytes);
+    return InvalidArgument("platform file '", path, "' has ", size,
+                           " bytes, more than the limit of ", kMaxPlatformFileBytes);
   std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument("platform file '", path, "' cannot be read: ", std::strerror(errno));
+  if (!in)
+    return InvalidArgument("platform file '", path, "' cannot be read: ", std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) return InvalidArgument("platform file '", path, "': read error");
@@ -62,7 +66,8 @@ std::string ParseErrorText(xmlParserCtxt* ctxt) {
 }  // namespace
 
 Status ValidatePlatformXml(const std::string& xml, const std::string& name) {
-  if (xml.empty()) return InvalidArgument("platform file '", name, "' is empty, expected SimGrid XML");
+  if (xml.empty())
+    return InvalidArgument("platform file '", name, "' is empty, expected SimGrid XML");
   if (const size_t nul = xml.find('\0'); nul != std::string::npos)
     return InvalidArgument("platform file '", name, "' is binary (a NUL byte at offset ", nul,
                            "), expected SimGrid XML");
@@ -72,8 +77,8 @@ Status ValidatePlatformXml(const std::string& xml, const std::string& name) {
   if (!ctxt) return Internal("libxml2 could not allocate a parser for '", name, "'");
   // No network, no external DTD, no entity substitution: the file is read as it is.
   std::unique_ptr<xmlDoc, DocDeleter> doc(
-      xmlCtxtReadMemory(ctxt.get(), xml.data(), static_cast<int>(xml.size()), name.c_str(),
-                        nullptr, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
+      xmlCtxtReadMemory(ctxt.get(), xml.data(), static_cast<int>(xml.size()), name.c_str(), nullptr,
+                        XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
   if (!doc || !ctxt->wellFormed)
     return InvalidArgument("platform file '", name, "': ", ParseErrorText(ctxt.get()));
   const xmlNode* root = xmlDocGetRootElement(doc.get());
@@ -83,7 +88,8 @@ Status ValidatePlatformXml(const std::string& xml, const std::string& name) {
   const xmlDtd* dtd = doc->intSubset;
   if (dtd == nullptr || dtd->name == nullptr ||
       std::strcmp(reinterpret_cast<const char*>(dtd->name), "platform") != 0)
-    return InvalidArgument("platform file '", name, "': SimGrid needs <!DOCTYPE platform SYSTEM "
+    return InvalidArgument("platform file '", name,
+                           "': SimGrid needs <!DOCTYPE platform SYSTEM "
                            "\"https://simgrid.org/simgrid.dtd\"> before <platform>");
   xmlChar* version = xmlGetProp(root, reinterpret_cast<const xmlChar*>("version"));
   const std::string v = version ? reinterpret_cast<const char*>(version) : "";

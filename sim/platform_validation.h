@@ -32,9 +32,9 @@
 
 namespace fb::sim {
 
-inline constexpr int kMaxZoneDepth = 64;                       // nested zones
-inline constexpr int64_t kMaxPlatformHosts = 100000;           // hosts in one platform
-inline constexpr int64_t kMaxPlatformFileBytes = 64LL << 20;   // platform file size
+inline constexpr int kMaxZoneDepth = 64;                      // nested zones
+inline constexpr int64_t kMaxPlatformHosts = 100000;          // hosts in one platform
+inline constexpr int64_t kMaxPlatformFileBytes = 64LL << 20;  // platform file size
 
 // Validates the platform file at `path`. NotFound for a missing file; InvalidArgument for
 // anything else listed above. Every message starts with "platform file '<path>'" and names the

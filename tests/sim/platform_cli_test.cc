@@ -2,14 +2,13 @@
 // arguments: a non-zero exit (not a signal) and a message naming the file or the argument.
 #include <sys/wait.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "tests/engine/trace/temp_dir.h"
 
@@ -40,7 +39,8 @@ std::string BadPlatform(const std::string& name) {
   return std::string(FB_SOURCE_DIR) + "/tests/data/bad/platform_" + name + ".xml";
 }
 
-TEST_CASE("flowbench sim names a platform that is a directory or not SimGrid XML", "[sim][platform][apps]") {
+TEST_CASE("flowbench sim names a platform that is a directory or not SimGrid XML",
+          "[sim][platform][apps]") {
   test::TempDir dir;
   std::vector<std::string> paths = {dir.path(), dir.file("missing.xml")};
   for (const char* name : {"empty", "binary", "not_xml", "truncated", "zero_bandwidth"})
@@ -55,7 +55,8 @@ TEST_CASE("flowbench sim names a platform that is a directory or not SimGrid XML
   }
 }
 
-TEST_CASE("flowbench sim with two hosts without a route and ps 1 replicas 1 names both hosts", "[sim][platform][apps]") {
+TEST_CASE("flowbench sim with two hosts without a route and ps 1 replicas 1 names both hosts",
+          "[sim][platform][apps]") {
   test::TempDir dir;
   const std::string path = BadPlatform("no_route");
   const CommandResult r = Flowbench("sim --model mlp --ps 1 --replicas 1 --platform " + path, dir);
@@ -69,7 +70,8 @@ TEST_CASE("flowbench sim with two hosts without a route and ps 1 replicas 1 name
   CHECK_THAT(r.err, Catch::Contains("'b'"));
 }
 
-TEST_CASE("flowbench sim-platform refuses bad sizes and rates and host counts", "[sim][platform][apps]") {
+TEST_CASE("flowbench sim-platform refuses bad sizes and rates and host counts",
+          "[sim][platform][apps]") {
   test::TempDir dir;
   const std::string out = dir.file("p.xml");
   const std::vector<std::pair<std::string, std::string>> bad = {

@@ -26,10 +26,12 @@ std::string NestedZones(int depth) {
   std::string xml =
       "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
       "<platform version=\"4.1\">\n";
-  for (int i = 0; i < depth; ++i) xml += "<zone id=\"z" + std::to_string(i) + "\" routing=\"Full\">";
-  xml += "<host id=\"a\" speed=\"1Gf\"/><host id=\"b\" speed=\"1Gf\"/>"
-         "<link id=\"l\" bandwidth=\"1GBps\" latency=\"0\"/>"
-         "<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route>";
+  for (int i = 0; i < depth; ++i)
+    xml += "<zone id=\"z" + std::to_string(i) + "\" routing=\"Full\">";
+  xml +=
+      "<host id=\"a\" speed=\"1Gf\"/><host id=\"b\" speed=\"1Gf\"/>"
+      "<link id=\"l\" bandwidth=\"1GBps\" latency=\"0\"/>"
+      "<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route>";
   for (int i = 0; i < depth; ++i) xml += "</zone>";
   return xml + "\n</platform>\n";
 }
@@ -55,8 +57,8 @@ TEST_CASE("SimGrid quantities parse with SimGrid's units", "[sim][platform]") {
 
 TEST_CASE("Every platform in sim/platforms passes validation", "[sim][platform]") {
   int checked = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(FB_SOURCE_DIR) +
-                                                           "/sim/platforms")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(FB_SOURCE_DIR) + "/sim/platforms")) {
     if (e.path().extension() != ".xml") continue;
     const Status s = ValidatePlatformFile(e.path().string());
     INFO(e.path().string() << ": " << s.ToString());
@@ -119,7 +121,8 @@ const std::vector<std::pair<std::string, std::vector<std::string>>> kBadPlatform
     {"truncated", {"line 6", "not well-formed XML"}},
 };
 
-TEST_CASE("A bad platform file gives InvalidArgument naming the file and the element", "[sim][platform]") {
+TEST_CASE("A bad platform file gives InvalidArgument naming the file and the element",
+          "[sim][platform]") {
   for (const auto& [name, parts] : kBadPlatforms) {
     const std::string path = BadPlatform(name);
     const std::string status = test::LoadPlatformInChild(path);
@@ -158,7 +161,8 @@ TEST_CASE("Zones nested 1000 deep are refused with the limit", "[sim][platform]"
   CHECK(test::LoadPlatformInChild(ok) == "OK");
 }
 
-TEST_CASE("Hosts without a route between them give InvalidArgument naming both before the run", "[sim][platform]") {
+TEST_CASE("Hosts without a route between them give InvalidArgument naming both before the run",
+          "[sim][platform]") {
   // x on the parameter server's host a, y on the worker's host b: the transfer x -> y needs a
   // route from a to b, which the platform lacks (SimGrid 3.32 crashed looking it up).
   const std::string path = BadPlatform("no_route");
