@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -206,6 +207,13 @@ Status PlatformChecker::CloseZone(const Zone& z) {
   if (z.routing == "None" && (z.members.size() > 1 || !z.routes.empty()))
     return Error(z.node, "routing None allows one host and no route, got ", z.members.size(),
                  " members and ", z.routes.size(), " routes (use routing=\"Full\")");
+  // Full keeps a members x members table of routes, Floyd computes it in members^3 steps.
+  const size_t limit = z.routing == "Full" ? kMaxFullZoneMembers
+                       : z.routing == "Floyd" ? kMaxFloydZoneMembers
+                                              : SIZE_MAX;
+  if (z.members.size() > limit)
+    return Error(z.node, "routing ", z.routing, " allows at most ", limit, " members (hosts, "
+                 "routers, zones), got ", z.members.size(), " (use a <cluster> or Dijkstra)");
   if ((z.routing != "Dijkstra" && z.routing != "DijkstraCache") || z.members.empty())
     return Status::OK();
   // Strongly connected: every member reachable from the first and the first from every member.

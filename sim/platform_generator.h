@@ -13,7 +13,7 @@ namespace fb::sim {
 // Limits of generated platforms: hosts of a cluster (kMaxPlatformHosts, the validator's limit),
 // GPUs of one node (its routes grow as the square), MPI tasks on one machine.
 inline constexpr int kMaxNodeGpus = 64;
-inline constexpr int kMaxMpiNodeTasks = 1024;
+inline constexpr int kMaxMpiNodeTasks = 256;
 
 // Performance of the devices of a generated platform.
 struct DeviceClass {

@@ -14,7 +14,9 @@
 //    (flowbench creates the actors), no <trace>, <trace_connect> or *_file attributes
 //    (availability profiles are not simulated), no <include>;
 //  - limits: zones (<zone>, <cluster>, ...) nested at most kMaxZoneDepth deep, at most
-//    kMaxPlatformHosts hosts in all (counting the hosts of clusters);
+//    kMaxPlatformHosts hosts in all (counting the hosts of clusters), at most
+//    kMaxFullZoneMembers / kMaxFloydZoneMembers members in a Full / Floyd zone (SimGrid's
+//    route table there grows as the square, Floyd's computation as the cube);
 //  - values: speeds (each pstate), bandwidths and latencies parse with SimGrid's units and are
 //    finite, speeds and bandwidths > 0, latencies >= 0; core counts and pstates in range;
 //  - ids: hosts and routers unique, links unique, zones unique; a route (or its symmetrical
@@ -25,6 +27,7 @@
 //    parameters match the cluster's hosts; <host_link> names declared links.
 // Whether each pair of hosts that a job uses has a route is checked after loading
 // (Simulation::Run).
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -35,6 +38,8 @@ namespace fb::sim {
 inline constexpr int kMaxZoneDepth = 64;                      // nested zones
 inline constexpr int64_t kMaxPlatformHosts = 100000;          // hosts in one platform
 inline constexpr int64_t kMaxPlatformFileBytes = 64LL << 20;  // platform file size
+inline constexpr size_t kMaxFullZoneMembers = 4096;           // hosts, routers, zones of a
+inline constexpr size_t kMaxFloydZoneMembers = 1024;          // Full / Floyd zone
 
 // Validates the platform file at `path`. NotFound for a missing file; InvalidArgument for
 // anything else listed above. Every message starts with "platform file '<path>'" and names the

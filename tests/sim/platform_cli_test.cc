@@ -88,7 +88,7 @@ TEST_CASE("flowbench sim-platform refuses bad sizes and rates and host counts",
       {"cpu:inf:1e9", "got 'inf'"},
       {"mpi-node:worker=-1", "needs at least one task"},
       {"mpi-node:worker=2x", "a task count must be an integer"},
-      {"mpi-node:worker=5000", "at most 1024 tasks"},
+      {"mpi-node:worker=5000", "at most 256 tasks"},
       {"mpi-node:a<b=1", "job name must be a word"},
       {"torus:4", "expected fat-tree"},
   };

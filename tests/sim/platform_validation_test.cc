@@ -113,6 +113,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>> kBadPlatform
     {"availability_file", {"host 'a'", "availability_file", "not supported"}},
     {"host_link_undeclared", {"host_link 'a'", "link 'a_up' is not declared"}},
     {"unknown_element", {"hots 'a'", "unknown element in zone 'z'"}},
+    {"unknown_link_ctn", {"SimGrid refused it", "zz"}},  // well-formed: SimGrid throws
     {"no_doctype", {"<!DOCTYPE platform"}},
     {"old_version", {"version=\"4.1\"", "got version '3'"}},
     {"empty", {"is empty"}},
@@ -138,6 +139,18 @@ TEST_CASE("A platform path that is a directory or missing names the path", "[sim
   CHECK_THAT(status, Catch::Contains("platform file '" + dir.path() + "' is a directory"));
   status = test::LoadPlatformInChild(dir.file("missing.xml"));
   CHECK_THAT(status, Catch::StartsWith("NotFound: platform file '" + dir.file("missing.xml")));
+}
+
+TEST_CASE("A Full zone with more members than the limit is refused", "[sim][platform]") {
+  std::string xml =
+      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+      "<platform version=\"4.1\"><zone id=\"big\" routing=\"Full\">";
+  for (size_t i = 0; i <= kMaxFullZoneMembers; ++i)
+    xml += "<host id=\"h" + std::to_string(i) + "\" speed=\"1Gf\"/>";
+  const Status s = ValidatePlatformXml(xml + "</zone></platform>", "big.xml");
+  CHECK_THAT(s.message(), Catch::Contains("platform file 'big.xml'"));
+  CHECK_THAT(s.message(), Catch::Contains("zone 'big'"));
+  CHECK_THAT(s.message(), Catch::Contains("at most " + std::to_string(kMaxFullZoneMembers)));
 }
 
 TEST_CASE("Zones nested 1000 deep are refused with the limit", "[sim][platform]") {
