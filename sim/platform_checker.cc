@@ -136,10 +136,7 @@ Status PlatformChecker::AddHost(const xmlNode* n, const std::string& id, Zone* z
   if (++hosts_ > kMaxPlatformHosts)
     return Error(n, "more than ", kMaxPlatformHosts, " hosts in the platform (the limit)");
   if (!netpoints_.insert(id).second) return Error(n, "a second host or router named '", id, "'");
-  if (zone != nullptr) {
-    zone->members.push_back(id);
-    ++zone->hosts;
-  }
+  if (zone != nullptr) zone->members.push_back(id);
   return Status::OK();
 }
 

@@ -31,7 +31,6 @@ class PlatformChecker {
     const xmlNode* node = nullptr;
     std::string id, routing;
     std::vector<std::string> members;
-    int hosts = 0;
     std::set<std::pair<std::string, std::string>> routes;  // directed, reverses included
   };
 
