@@ -4,19 +4,44 @@
 //   flowbench sim-platform cpu:FLOPS:MEMBW OUT.xml          one CPU device
 //   flowbench sim-platform mpi-node:ps=1,worker=3 OUT.xml   the ranks of an MPI job on this
 //                                                           machine (CPUs as this_machine.xml)
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "apps/commands.h"
 #include "sim/platform_generator.h"
+#include "sim/platform_validation.h"
 
 namespace fb::apps {
 namespace {
 
 // This machine's CPU as calibrated in sim/platforms/this_machine.xml (docs/simulator.md).
 const sim::DeviceClass kThisMachineCpu{"CPU", 14.5e9, 3.7e9, 1000, 0};
+
+// `text`, the whole of it, as an integer / a finite number > 0. InvalidArgument naming `what`
+// otherwise (std::stoi would read "4x" as 4 and std::stod accepts "nan").
+StatusOr<int> ParseInt(const std::string& text, const char* what) {
+  errno = 0;
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || v < std::numeric_limits<int>::min() ||
+      v > std::numeric_limits<int>::max())
+    return InvalidArgument(what, " must be an integer, got '", text, "'");
+  return static_cast<int>(v);
+}
+
+StatusOr<double> ParseRate(const std::string& text, const char* what) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || !(v > 0))
+    return InvalidArgument(what, " must be a finite number > 0, got '", text, "'");
+  return v;
+}
 
 // "ps=1,worker=3" -> {(ps, 1), (worker, 3)}.
 StatusOr<std::vector<std::pair<std::string, int>>> ParseJobs(const std::string& text) {
@@ -26,14 +51,13 @@ StatusOr<std::vector<std::pair<std::string, int>>> ParseJobs(const std::string& 
     const size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
       return InvalidArgument("jobs must be like ps=1,worker=3, got '", text, "'");
-    jobs.emplace_back(item.substr(0, eq), std::stoi(item.substr(eq + 1)));
-    if (jobs.back().second < 1)
-      return InvalidArgument("job '", jobs.back().first, "' needs at least one task, got '", text, "'");
+    ASSIGN_OR_RETURN(int tasks, ParseInt(item.substr(eq + 1), "a task count"));
+    jobs.emplace_back(item.substr(0, eq), tasks);
   }
-  return jobs;
+  return jobs;  // names, counts and the total are checked by MpiNodeXml
 }
 
-Status GeneratePlatform(const std::string& spec, const std::string& out_path) {
+StatusOr<std::string> GenerateXml(const std::string& spec) {
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
     size_t colon = spec.find(':', start);
@@ -41,25 +65,33 @@ Status GeneratePlatform(const std::string& spec, const std::string& out_path) {
     if (colon == std::string::npos) break;
     start = colon + 1;
   }
-  StatusOr<std::string> xml = InvalidArgument(
-      "platform spec must be fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW or "
-      "mpi-node:JOBS, got '",
-      spec, "'");
-  try {
-    if (parts.size() == 3 && parts[0] == "fat-tree")
-      xml = sim::FatTreeClusterXml(std::stoi(parts[1]), parts[2]);
-    if (parts.size() == 3 && parts[0] == "node")
-      xml = sim::MultiGpuNodeXml(std::stoi(parts[1]), parts[2]);
-    if (parts.size() == 2 && parts[0] == "mpi-node") {
-      ASSIGN_OR_RETURN(auto jobs, ParseJobs(parts[1]));
-      xml = sim::MpiNodeXml(jobs, kThisMachineCpu);
-    }
-    if (parts.size() == 3 && parts[0] == "cpu")
-      xml = sim::SingleCpuXml("cpu0", std::stod(parts[1]), std::stod(parts[2]), 1000);
-  } catch (const std::exception&) {
-    return InvalidArgument("platform spec '", spec, "': sizes must be numbers");
+  if (parts.size() == 3 && parts[0] == "fat-tree") {
+    ASSIGN_OR_RETURN(int nodes, ParseInt(parts[1], "the node count"));
+    return sim::FatTreeClusterXml(nodes, parts[2]);
   }
-  RETURN_IF_ERROR(xml.status());
+  if (parts.size() == 3 && parts[0] == "node") {
+    ASSIGN_OR_RETURN(int gpus, ParseInt(parts[1], "the GPU count"));
+    return sim::MultiGpuNodeXml(gpus, parts[2]);
+  }
+  if (parts.size() == 2 && parts[0] == "mpi-node") {
+    ASSIGN_OR_RETURN(auto jobs, ParseJobs(parts[1]));
+    return sim::MpiNodeXml(jobs, kThisMachineCpu);
+  }
+  if (parts.size() == 3 && parts[0] == "cpu") {
+    ASSIGN_OR_RETURN(double flops, ParseRate(parts[1], "FLOPS"));
+    ASSIGN_OR_RETURN(double membw, ParseRate(parts[2], "MEMBW"));
+    return sim::SingleCpuXml("cpu0", flops, membw, 1000);
+  }
+  return InvalidArgument(
+      "expected fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW or mpi-node:JOBS");
+}
+
+Status GeneratePlatform(const std::string& spec, const std::string& out_path) {
+  StatusOr<std::string> xml = GenerateXml(spec);
+  if (!xml.ok())
+    return Status(xml.status().code(), "platform spec '" + spec + "': " + xml.status().message());
+  // What is written must load: the checks `flowbench sim` makes before SimGrid reads it.
+  RETURN_IF_ERROR(sim::ValidatePlatformXml(*xml, out_path));
   std::ofstream out(out_path);
   if (!(out << *xml)) return Internal("cannot write platform file '", out_path, "'");
   return Status::OK();

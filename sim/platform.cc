@@ -2,6 +2,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -64,13 +65,31 @@ StatusOr<std::vector<SimDevice>> PlatformDevices(const sg4::Engine& engine) {
   return out;
 }
 
+Status CheckPlatformResources(const sg4::Engine& engine, const std::string& path) {
+  for (const sg4::Link* l : engine.get_all_links()) {
+    const double bw = l->get_bandwidth(), lat = l->get_latency();
+    if (!(std::isfinite(bw) && bw > 0) || !(std::isfinite(lat) && lat >= 0))
+      return InvalidArgument("platform file '", path, "': link '", l->get_name(), "' has bandwidth ",
+                             bw, " bytes/s and latency ", lat,
+                             " s; expected a finite bandwidth > 0 and latency >= 0");
+  }
+  for (const sg4::Host* h : engine.get_all_hosts())
+    if (!(std::isfinite(h->get_speed()) && h->get_speed() > 0))
+      return InvalidArgument("platform file '", path, "': host '", h->get_name(), "' has speed ",
+                             h->get_speed(), " FLOP/s; expected a finite speed > 0");
+  return Status::OK();
+}
+
 StatusOr<std::string> ResolvePlatformPath(const std::string& name) {
   namespace fs = std::filesystem;
-  if (fs::exists(name)) return name;
+  std::error_code ec;  // exists() without it throws on e.g. a name too long
+  if (name.empty()) return InvalidArgument("the platform file name is empty");
+  if (fs::exists(name, ec)) return name;
   const std::string dir = FB_SIM_PLATFORM_DIR;
   for (const std::string& p : {dir + "/" + name, dir + "/" + name + ".xml"})
-    if (fs::exists(p)) return p;
-  return NotFound("platform '", name, "' is neither a file nor one of ", dir, "/<name>[.xml]");
+    if (fs::exists(p, ec)) return p;
+  return NotFound("platform file '", name, "' does not exist (nor does ", dir, "/", name,
+                  "[.xml])");
 }
 
 }  // namespace fb::sim

@@ -39,8 +39,14 @@ struct SimDevice {
 // the platform has no device.
 StatusOr<std::vector<SimDevice>> PlatformDevices(const simgrid::s4u::Engine& engine);
 
+// Checks the resources of the platform loaded into `engine` from `path`: every link's bandwidth
+// is finite and > 0 and its latency finite and >= 0, every host's speed finite and > 0 (SimGrid
+// aborts mid-simulation otherwise). InvalidArgument naming the file and the link or host.
+Status CheckPlatformResources(const simgrid::s4u::Engine& engine, const std::string& path);
+
 // The path of a platform given by the user: an existing file, else sim/platforms/<name> or
-// sim/platforms/<name>.xml of the source tree. NotFound naming what was tried.
+// sim/platforms/<name>.xml of the source tree. NotFound naming what was tried ("platform file
+// '<name>' does not exist ..."), InvalidArgument for an empty name.
 StatusOr<std::string> ResolvePlatformPath(const std::string& name);
 
 }  // namespace fb::sim

@@ -1,8 +1,11 @@
 #include "sim/platform_generator.h"
 
+#include <cctype>
 #include <cmath>
 #include <sstream>
 #include <vector>
+
+#include "sim/platform_validation.h"
 
 namespace fb::sim {
 namespace {
@@ -50,7 +53,34 @@ std::string Route(const std::string& a, const std::string& b,
   return s + "</route>\n";
 }
 
+bool IsWord(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
 }  // namespace
+
+Status CheckDeviceClass(const DeviceClass& d) {
+  auto positive = [](double x) { return std::isfinite(x) && x > 0; };
+  auto non_negative = [](double x) { return std::isfinite(x) && x >= 0; };
+  if (!IsWord(d.type)) return InvalidArgument("device type must be a word, got '", d.type, "'");
+  if (!positive(d.flops_per_s))
+    return InvalidArgument("device ", d.type, ": flops_per_s must be finite and > 0, got ",
+                           d.flops_per_s);
+  if (!positive(d.memory_bandwidth_bytes_per_s))
+    return InvalidArgument("device ", d.type,
+                           ": memory_bandwidth_bytes_per_s must be finite and > 0, got ",
+                           d.memory_bandwidth_bytes_per_s);
+  if (!non_negative(d.launch_overhead_ns))
+    return InvalidArgument("device ", d.type, ": launch_overhead_ns must be finite and >= 0, got ",
+                           d.launch_overhead_ns);
+  if (!non_negative(d.memory_bytes))
+    return InvalidArgument("device ", d.type, ": memory_bytes must be finite and >= 0, got ",
+                           d.memory_bytes);
+  return Status::OK();
+}
 
 StatusOr<LinkClass> LinkClassByName(const std::string& name) {
   if (name == "10gbe") return LinkClass{name, 1.25e9, 50e-6};
@@ -63,7 +93,9 @@ StatusOr<LinkClass> LinkClassByName(const std::string& name) {
 
 StatusOr<std::string> FatTreeClusterXml(int nodes, const std::string& link_class,
                                         const DeviceClass& device) {
-  if (nodes < 2) return InvalidArgument("a cluster needs at least 2 nodes, got ", nodes);
+  if (nodes < 2 || nodes > kMaxPlatformHosts)
+    return InvalidArgument("a cluster needs 2 to ", kMaxPlatformHosts, " nodes, got ", nodes);
+  RETURN_IF_ERROR(CheckDeviceClass(device));
   ASSIGN_OR_RETURN(LinkClass link, LinkClassByName(link_class));
   int leaf = 1;
   for (int d = 1; d <= nodes; ++d)
@@ -83,7 +115,9 @@ StatusOr<std::string> FatTreeClusterXml(int nodes, const std::string& link_class
 
 StatusOr<std::string> MultiGpuNodeXml(int gpus, const std::string& interconnect,
                                       const DeviceClass& gpu) {
-  if (gpus < 1) return InvalidArgument("a node needs at least 1 GPU, got ", gpus);
+  if (gpus < 1 || gpus > kMaxNodeGpus)
+    return InvalidArgument("a node needs 1 to ", kMaxNodeGpus, " GPUs, got ", gpus);
+  RETURN_IF_ERROR(CheckDeviceClass(gpu));
   if (interconnect != "pcie" && interconnect != "nvlink")
     return InvalidArgument("interconnect must be pcie or nvlink, got '", interconnect, "'");
   ASSIGN_OR_RETURN(LinkClass pcie, LinkClassByName("pcie"));
@@ -121,8 +155,15 @@ StatusOr<std::string> MultiGpuNodeXml(int gpus, const std::string& interconnect,
 StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>& jobs,
                                  const DeviceClass& cpu, const std::string& link_class) {
   ASSIGN_OR_RETURN(LinkClass link, LinkClassByName(link_class));
+  RETURN_IF_ERROR(CheckDeviceClass(cpu));
   std::vector<std::string> hosts, devices;
+  int64_t total = 0;
   for (const auto& [job, tasks] : jobs) {
+    if (!IsWord(job))
+      return InvalidArgument("job name must be a word ([A-Za-z0-9_]+), got '", job, "'");
+    if (tasks < 1) return InvalidArgument("job '", job, "' needs at least one task, got ", tasks);
+    if ((total += tasks) > kMaxMpiNodeTasks)
+      return InvalidArgument("an MPI node holds at most ", kMaxMpiNodeTasks, " tasks, got more");
     for (int t = 0; t < tasks; ++t) {
       hosts.push_back(job + std::to_string(t));
       devices.push_back("/job:" + job + "/replica:0/task:" + std::to_string(t) + "/device:CPU:0");
@@ -138,9 +179,11 @@ StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>&
   return xml + "  </zone>\n</platform>\n";
 }
 
-std::string SingleCpuXml(const std::string& host, double flops_per_s,
-                         double memory_bandwidth_bytes_per_s, double launch_overhead_ns) {
+StatusOr<std::string> SingleCpuXml(const std::string& host, double flops_per_s,
+                                   double memory_bandwidth_bytes_per_s, double launch_overhead_ns) {
+  if (!IsWord(host)) return InvalidArgument("host name must be a word, got '", host, "'");
   DeviceClass cpu{"CPU", flops_per_s, memory_bandwidth_bytes_per_s, launch_overhead_ns, 0};
+  RETURN_IF_ERROR(CheckDeviceClass(cpu));
   return std::string(kHeader) + "  <zone id=\"machine\" routing=\"Full\">\n" +
          Host(host, cpu, "/job:localhost/replica:0/task:0/device:CPU:0") +
          "  </zone>\n</platform>\n";

@@ -7,10 +7,13 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <set>
+#include <utility>
 
 #include "engine/framework/device_name.h"
 #include "engine/partition/partition.h"
 #include "engine/placement/placer.h"
+#include "sim/platform_validation.h"
 #include "sim/replay_state.h"
 #include "sim/schedule.h"
 
@@ -56,14 +59,22 @@ Simulation::~Simulation() {
 Status Simulation::LoadPlatform(const std::string& path) {
   if (!platform_path_.empty())
     return FailedPrecondition("a platform is already loaded (", platform_path_, ")");
-  if (!std::filesystem::exists(path)) return NotFound("platform file '", path, "' does not exist");
+  // SimGrid aborts or crashes on many bad platforms instead of throwing: check first.
+  RETURN_IF_ERROR(ValidatePlatformFile(path));
   try {
     engine_->load_platform(path);
-  } catch (const std::exception& e) {
-    return InvalidArgument("platform file '", path, "': ", e.what());
+    // Sealed now, not at run(): route_to on an unsealed Full zone without routes crashes.
+    engine_->seal_platform();
+  } catch (const std::exception& e) {  // simgrid::ParseError, xbt assertions, invalid_argument
+    return InvalidArgument("platform file '", path, "': SimGrid refused it: ", e.what());
   }
   platform_path_ = path;
-  ASSIGN_OR_RETURN(devices_, PlatformDevices(*engine_));
+  RETURN_IF_ERROR(CheckPlatformResources(*engine_, path));
+  StatusOr<std::vector<SimDevice>> devices = PlatformDevices(*engine_);
+  if (!devices.ok())
+    return Status(devices.status().code(),
+                  "platform file '" + path + "': " + devices.status().message());
+  devices_ = std::move(*devices);
   return Status::OK();
 }
 
@@ -77,8 +88,39 @@ Status Simulation::Prepare(const Graph& graph, const SimCosts& costs,
   std::map<std::string, GraphDef> parts;
   RETURN_IF_ERROR(Partition(*placed_, &parts));
   ASSIGN_OR_RETURN(program_, CompileProgram(*placed_, parts, roles_.placement_devices, costs));
+  RETURN_IF_ERROR(CheckRoutes());
   EstimateTransfers(w);
   return ApplySchedule(w.schedule, &program_);
+}
+
+// Every pair of hosts that a transfer joins, in any replica, must have a route: SimGrid returns
+// an empty one (Full, Cluster zones) or throws (Floyd, nested zones without zoneRoute) where
+// there is none, and a Comm over it would not model the network.
+Status Simulation::CheckRoutes() const {
+  std::set<std::pair<sg4::Host*, sg4::Host*>> checked;
+  for (const SimTransfer& t : program_.transfers) {
+    const int src = program_.partitions[t.src_partition].device_index;
+    const int dst = program_.partitions[t.dst_partition].device_index;
+    for (const std::vector<int>& platform_index : roles_.replica_platform) {
+      sg4::Host* a = devices_[platform_index[src]].host;
+      sg4::Host* b = devices_[platform_index[dst]].host;
+      if (a == b || !checked.insert({a, b}).second) continue;
+      std::vector<sg4::Link*> links;
+      double latency = 0;
+      std::string why;
+      try {
+        a->route_to(b, links, &latency);
+      } catch (const std::exception& e) {
+        why = std::string(": ") + e.what();
+      }
+      if (why.empty() && (!links.empty() || latency > 0)) continue;
+      return InvalidArgument("platform file '", platform_path_, "': no route from host '",
+                             a->get_name(), "' to host '", b->get_name(), "'", why, " (devices ",
+                             devices_[platform_index[src]].desc.name, " and ",
+                             devices_[platform_index[dst]].desc.name, " exchange tensors)");
+    }
+  }
+  return Status::OK();
 }
 
 // Estimated time of each transfer on replica 0's route: sum of latencies + bytes / bottleneck

@@ -49,8 +49,10 @@ class Simulation {
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
 
-  // Loads a SimGrid XML platform (sim/platform.h for device properties). InvalidArgument
-  // naming the file for a parse error, NotFound for a missing file; FailedPrecondition when a
+  // Loads a SimGrid XML platform (sim/platform.h for device properties), validated first
+  // (sim/platform_validation.h) so that SimGrid never sees a file it would abort on.
+  // InvalidArgument naming the file (and the line, host, link or zone) for a bad platform or
+  // an exception of SimGrid's parser, NotFound for a missing file; FailedPrecondition when a
   // platform is already loaded.
   Status LoadPlatform(const std::string& path);
   const std::vector<SimDevice>& devices() const { return devices_; }
@@ -58,7 +60,8 @@ class Simulation {
 
   // Places (engine/placement), partitions (engine/partition) and replays `graph` (left
   // unchanged: a clone is placed). Errors: those of placement and partitioning (naming the
-  // node), of AssignRoles and ApplySchedule; Internal when the replay stalls (a _Recv whose
+  // node), of AssignRoles and ApplySchedule; InvalidArgument naming the platform file and both
+  // hosts when two hosts that exchange tensors (in any replica) have no route; Internal when the replay stalls (a _Recv whose
   // _Send never runs). Only one Run per Simulation.
   StatusOr<SimResult> Run(const Graph& graph, const SimCosts& costs, const SimRunOptions& options);
 
@@ -69,6 +72,7 @@ class Simulation {
 
  private:
   Status Prepare(const Graph& graph, const SimCosts& costs, const SimRunOptions& options);
+  Status CheckRoutes() const;
   void EstimateTransfers(const WorkloadOptions& workload);
 
   std::unique_ptr<simgrid::s4u::Engine> engine_;

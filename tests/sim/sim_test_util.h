@@ -88,6 +88,45 @@ inline StatusOr<SimResult> RunSimInChild(const std::function<StatusOr<SimResult>
   return r;
 }
 
+// Runs `run` in a child process and returns its Status as text ("OK" or Status::ToString()).
+// The test fails if the child dies (a SimGrid abort or crash): bad platforms must give a Status.
+// `run` must not use Catch assertions.
+inline std::string StatusInChild(const std::function<Status()>& run) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    const Status s = run();
+    const std::string out = s.ok() ? "OK" : s.ToString();
+    for (size_t done = 0; done < out.size();) {
+      const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
+      if (n <= 0) _exit(1);
+      done += static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  INFO("child exit status " << status << ", output: " << text);
+  REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  return text;
+}
+
+// Loads the platform `path` into a fresh Simulation in a child process; its Status as text.
+inline std::string LoadPlatformInChild(const std::string& path) {
+  return StatusInChild([&path] {
+    Simulation sim;
+    return sim.LoadPlatform(path);
+  });
+}
+
 inline const char* kScalarConst =
     R"("attrs": {"value": {"tensor": {"dtype": "float", "shape": [], "values": [1]}}, "dtype": {"type": "float"}})";
 
