@@ -8,6 +8,7 @@
 #include "engine/framework/device_name.h"
 #include "engine/framework/echo_input.h"
 #include "engine/framework/op_def.h"
+#include "engine/graph/graph_json_limits.h"
 
 namespace fb {
 

@@ -40,22 +40,10 @@ struct TensorId {
 // Parses "node", "node:port" or "^node". InvalidArgument for "", ":3", "x:-1", "x:abc".
 StatusOr<TensorId> ParseTensorId(const std::string& s);
 
-// Graph files nesting JSON deeper than this many levels are rejected while they are parsed
-// (a well-formed graph nests about 8 deep); nothing recursive ever sees a deeper document.
-inline constexpr int kMaxGraphJsonDepth = 64;
-
 // JSON I/O. Attrs are written tagged; reading resolves untagged attrs through the op registry,
 // so every error names the node. The file variants name the file in their errors.
 nlohmann::json GraphDefToJson(const GraphDef& g);
-// InvalidArgument for a malformed document: wrong JSON types, a malformed device or input
-// string, an attr value that does not fit its type (a Const value outside its dtype's range,
-// a shape with a non-integer or negative dimension, a tensor whose byte size would overflow,
-// or whose shape needs more values than given); NotFound naming the node for an unknown op
-// (checked before its attrs). Input quoted in messages is bounded (EchoInput), and the whole
-// message is capped at kMaxMessageBytes. Does not check edges (Graph::FromGraphDef does).
 StatusOr<GraphDef> GraphDefFromJson(const nlohmann::json& j);
-// As GraphDefFromJson, naming the file; also NotFound for a missing file and InvalidArgument
-// for invalid JSON (with its position) or JSON nested deeper than kMaxGraphJsonDepth.
 StatusOr<GraphDef> ReadGraphDefFile(const std::string& path);
 Status WriteGraphDefFile(const GraphDef& g, const std::string& path);
 

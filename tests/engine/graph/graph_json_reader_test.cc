@@ -4,12 +4,14 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <utility>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "engine/framework/echo_input.h"
 #include "engine/graph/graph.h"
+#include "engine/graph/graph_json_limits.h"
 #include "engine/graph/node_def.h"
 #include "tests/engine/trace/temp_dir.h"
 
@@ -71,7 +73,8 @@ TEST_CASE("Every integer dtype checks both ends of its range", "[graph][json][er
       {"int8", "-128", "127", "-129", "128"},
       {"int16", "-32768", "32767", "-32769", "32768"},
       {"int32", "-2147483648", "2147483647", "-2147483649", "2147483648"},
-      {"int64", "-9223372036854775808", "9223372036854775807", "-9223372036854775809",
+      // The JSON parser reads integers beyond int64 as doubles: -2^63 - 1 would read as -2^63.
+      {"int64", "-9223372036854775808", "9223372036854775807", "-9223372036854777856",
        "9223372036854775808"},
       {"uint8", "0", "255", "-1", "256"},
       {"uint16", "0", "65535", "-1", "65536"},
@@ -107,7 +110,7 @@ TEST_CASE("Bool, float and complex Const values are checked", "[graph][json][err
   CHECK_THAT(TextError(ConstGraph("bfloat16", "[1]", "[1e39]")).message(),
              Catch::Contains("bfloat16"));
   CHECK_THAT(TextError(ConstGraph("double", "[1]", "[1e400]")).message(),
-             Catch::Contains("double"));
+             Catch::Contains("1e400"));
   // numpy prints float32's largest value as 3.4028235e+38: it rounds to FLT_MAX, not infinity.
   CHECK(TextError(ConstGraph("float", "[2]", "[3.4028235e+38, -3.4028235e+38]")).ok());
   CHECK_THAT(TextError(ConstGraph("float", "[1]", "[3.5e38]")).message(),
@@ -145,8 +148,10 @@ TEST_CASE("Graph JSON nested 100000 levels deep is rejected", "[graph][json][err
   // GraphDefFromJson on an already parsed deep document fails cleanly too (no recursion).
   nlohmann::json deep = nlohmann::json::array();
   for (int i = 0; i < 100000; ++i) deep = nlohmann::json::array({std::move(deep)});
-  nlohmann::json g = {{"nodes", {{{"name", "n"}, {"op", "Placeholder"},
-                                  {"attrs", {{"dtype", "float"}, {"shape", deep}}}}}}};
+  nlohmann::json g = nlohmann::json::parse(
+      R"({"nodes": [{"name": "n", "op": "Placeholder", "attrs": {"dtype": "float"}}]})");
+  // Moved, not copied: json's copy constructor recurses.
+  g["nodes"][0]["attrs"]["shape"] = std::move(deep);
   auto def = GraphDefFromJson(g);
   REQUIRE_FALSE(def.ok());
   CHECK_THAT(def.status().message(), Catch::Contains("'n'") && Catch::Contains("shape"));
@@ -218,8 +223,6 @@ TEST_CASE("Huge names and values in a graph file give short messages", "[graph][
       R"({"nodes": [{"name": ")" + big + R"(", "op": "NoSuchOp"}]})",
       R"({"nodes": [{"name": "n", "op": "Placeholder", "attrs": {"dtype": ")" + big + R"("}}]})",
       R"({"nodes": [{"name": "n", "op": "Placeholder", "attrs": {")" + big + R"(": 1}}]})",
-      R"({"nodes": [{"name": "n", "op": "Placeholder", "device": "/job:)" + big +
-          R"(", "attrs": {"dtype": "float"}}]})",
       R"({"nodes": [{"name": "n", "op": "Placeholder", "device": ")" + big +
           R"(", "attrs": {"dtype": "float"}}]})",
       R"({"nodes": [{"name": "n", "op": "Identity", "inputs": [")" + big +
