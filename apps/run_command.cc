@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "engine/framework/echo_input.h"
 #include "engine/graph/node_def.h"
 #include "engine/io/npy.h"
 #include "engine/runtime/session.h"
@@ -77,7 +78,8 @@ FB_REGISTER_COMMAND("run", [](CLI::App* app) {
       Fail("run", InvalidArgument("nothing to run: give at least one --fetch or --target"));
       return;
     }
-    Status s = RunGraph(args);
+    // Messages quote the graph file (node names, attrs, devices): bound what reaches the terminal.
+    Status s = CapMessage(RunGraph(args));
     if (!s.ok()) Fail("run", s);
   });
 });

@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/framework/echo_input.h"
+#include "engine/framework/json_values.h"
+
 namespace fb {
 
 using json = nlohmann::json;
@@ -37,66 +40,15 @@ bool AttrValue::operator==(const AttrValue& o) const {
 }
 
 std::string AttrValue::DebugString() const {
-  json j = AttrValueToJson(*this);
   if (type() == AttrType::kTensor) return get<Tensor>().DebugString(4);
-  return j.begin().value().dump();
-}
-
-json TensorToJson(const Tensor& t) {
-  json values = json::array();
-  VisitDataType(t.dtype(), [&](auto zero) {
-    using T = decltype(zero);
-    const T* d = t.data<T>();
-    for (int64_t i = 0; i < t.NumElements(); ++i) {
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-        values.push_back(static_cast<float>(d[i]));
-      } else if constexpr (std::is_same_v<T, complex64>) {
-        values.push_back({d[i].real(), d[i].imag()});
-      } else {
-        values.push_back(d[i]);
-      }
-    }
-    return 0;
-  });
-  return json{{"dtype", DataTypeString(t.dtype())}, {"shape", t.shape().dim_sizes()},
-              {"values", values}};
-}
-
-StatusOr<Tensor> TensorFromJson(const json& j) {
-  if (!j.is_object() || !j.contains("dtype") || !j.contains("shape"))
-    return InvalidArgument("tensor must be an object with 'dtype', 'shape' and 'values'");
-  ASSIGN_OR_RETURN(DataType dt, DataTypeFromString(j["dtype"].get<std::string>()));
-  std::vector<int64_t> dims = j["shape"].get<std::vector<int64_t>>();
-  RETURN_IF_ERROR(ValidateShape(dims, "tensor"));
-  Tensor t(dt, TensorShape(dims));
-  const json& values = j.contains("values") ? j["values"] : json::array();
-  int64_t n = t.NumElements();
-  // One value broadcasts to every element (TensorFlow's Const with a single value).
-  if (!values.is_array() || (static_cast<int64_t>(values.size()) != n && values.size() != 1))
-    return InvalidArgument("tensor of shape ", t.shape().DebugString(), " needs ", n,
-                           " values, got ", values.is_array() ? values.size() : 0);
-  VisitDataType(dt, [&](auto zero) {
-    using T = decltype(zero);
-    T* d = t.data<T>();
-    for (int64_t i = 0; i < n; ++i) {
-      const json& v = values.size() == 1 ? values[0] : values[i];
-      if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
-        d[i] = T(v.get<float>());
-      } else if constexpr (std::is_same_v<T, complex64>) {
-        d[i] = complex64(v[0].get<float>(), v[1].get<float>());
-      } else {
-        d[i] = v.get<T>();
-      }
-    }
-    return 0;
-  });
-  return t;
+  json j = AttrValueToJson(*this);
+  return EchoJson(j.begin().value());
 }
 
 json AttrValueToJson(const AttrValue& v) {
   switch (v.type()) {
     case AttrType::kInt: return {{"i", v.get<int64_t>()}};
-    case AttrType::kFloat: return {{"f", v.get<float>()}};
+    case AttrType::kFloat: return {{"f", FloatToJson(v.get<float>())}};
     case AttrType::kBool: return {{"b", v.get<bool>()}};
     case AttrType::kString: return {{"s", v.get<std::string>()}};
     case AttrType::kType: return {{"type", DataTypeString(v.get<DataType>())}};
@@ -105,7 +57,11 @@ json AttrValueToJson(const AttrValue& v) {
       return {{"shape", v.get<TensorShape>().dim_sizes()}};
     case AttrType::kTensor: return {{"tensor", TensorToJson(v.get<Tensor>())}};
     case AttrType::kListInt: return {{"list", {{"i", v.get<std::vector<int64_t>>()}}}};
-    case AttrType::kListFloat: return {{"list", {{"f", v.get<std::vector<float>>()}}}};
+    case AttrType::kListFloat: {
+      json a = json::array();
+      for (float f : v.get<std::vector<float>>()) a.push_back(FloatToJson(f));
+      return {{"list", {{"f", a}}}};
+    }
     case AttrType::kListString: return {{"list", {{"s", v.get<std::vector<std::string>>()}}}};
     case AttrType::kListType: {
       json a = json::array();
@@ -114,7 +70,10 @@ json AttrValueToJson(const AttrValue& v) {
     }
     case AttrType::kListShape: {
       json a = json::array();
-      for (const auto& s : v.get<std::vector<TensorShape>>()) a.push_back(s.dim_sizes());
+      for (const auto& s : v.get<std::vector<TensorShape>>()) {
+        if (IsUnknownRank(s)) a.push_back("unknown");
+        else a.push_back(s.dim_sizes());
+      }
       return {{"list", {{"shape", a}}}};
     }
   }
@@ -125,15 +84,19 @@ namespace {
 
 StatusOr<AttrValue> ParseAs(const json& j, AttrType t) {
   auto bad = [&]() {
-    return InvalidArgument("expected a value of type ", AttrTypeString(t), ", got ", j.dump());
+    return InvalidArgument("expected a value of type ", AttrTypeString(t), ", got ", EchoJson(j));
   };
   switch (t) {
-    case AttrType::kInt:
-      if (!j.is_number_integer()) return bad();
-      return AttrValue(j.get<int64_t>());
-    case AttrType::kFloat:
-      if (!j.is_number()) return bad();
-      return AttrValue(j.get<float>());
+    case AttrType::kInt: {
+      auto i = Int64FromJson(j);
+      if (!i.ok()) return i.status();
+      return AttrValue(*i);
+    }
+    case AttrType::kFloat: {
+      auto f = FloatFromJson(j, DataType::kFloat);
+      if (!f.ok()) return f.status();
+      return AttrValue(static_cast<float>(*f));
+    }
     case AttrType::kBool:
       if (!j.is_boolean()) return bad();
       return AttrValue(j.get<bool>());
@@ -142,15 +105,15 @@ StatusOr<AttrValue> ParseAs(const json& j, AttrType t) {
       return AttrValue(j.get<std::string>());
     case AttrType::kType: {
       if (!j.is_string()) return bad();
-      ASSIGN_OR_RETURN(DataType dt, DataTypeFromString(j.get<std::string>()));
-      return AttrValue(dt);
+      auto dt = DataTypeFromString(j.get<std::string>());
+      if (!dt.ok()) return InvalidArgument("unknown dtype ", EchoJson(j));
+      return AttrValue(*dt);
     }
     case AttrType::kShape: {
       if (j.is_string() && j.get<std::string>() == "unknown") return AttrValue(UnknownRankShape());
       if (!j.is_array()) return bad();
-      for (const auto& d : j)
-        if (!d.is_number_integer() || d.get<int64_t>() < -1) return bad();
-      return AttrValue(TensorShape(j.get<std::vector<int64_t>>()));
+      ASSIGN_OR_RETURN(std::vector<int64_t> dims, ShapeFromJson(j, /*allow_unknown=*/true));
+      return AttrValue(TensorShape(std::move(dims)));
     }
     case AttrType::kTensor: {
       ASSIGN_OR_RETURN(Tensor tensor, TensorFromJson(j));
@@ -161,12 +124,22 @@ StatusOr<AttrValue> ParseAs(const json& j, AttrType t) {
   }
   if (!j.is_array()) return bad();
   switch (t) {
-    case AttrType::kListInt:
-      for (const auto& e : j) if (!e.is_number_integer()) return bad();
-      return AttrValue(j.get<std::vector<int64_t>>());
-    case AttrType::kListFloat:
-      for (const auto& e : j) if (!e.is_number()) return bad();
-      return AttrValue(j.get<std::vector<float>>());
+    case AttrType::kListInt: {
+      std::vector<int64_t> ints;
+      for (const auto& e : j) {
+        ASSIGN_OR_RETURN(int64_t i, Int64FromJson(e));
+        ints.push_back(i);
+      }
+      return AttrValue(ints);
+    }
+    case AttrType::kListFloat: {
+      std::vector<float> floats;
+      for (const auto& e : j) {
+        ASSIGN_OR_RETURN(double f, FloatFromJson(e, DataType::kFloat));
+        floats.push_back(static_cast<float>(f));
+      }
+      return AttrValue(floats);
+    }
     case AttrType::kListString:
       for (const auto& e : j) if (!e.is_string()) return bad();
       return AttrValue(j.get<std::vector<std::string>>());
@@ -174,8 +147,9 @@ StatusOr<AttrValue> ParseAs(const json& j, AttrType t) {
       std::vector<DataType> types;
       for (const auto& e : j) {
         if (!e.is_string()) return bad();
-        ASSIGN_OR_RETURN(DataType dt, DataTypeFromString(e.get<std::string>()));
-        types.push_back(dt);
+        auto dt = DataTypeFromString(e.get<std::string>());
+        if (!dt.ok()) return InvalidArgument("unknown dtype ", EchoJson(e));
+        types.push_back(*dt);
       }
       return AttrValue(types);
     }
@@ -213,9 +187,9 @@ StatusOr<AttrValue> AttrValueFromJson(const json& j, const AttrType* expected) {
       }
     }
     if (expected) return ParseAs(j, *expected);
-    return InvalidArgument("attr value ", j.dump(), " has no type tag");
+    return InvalidArgument("attr value ", EchoJson(j), " has no type tag");
   } catch (const json::exception& e) {
-    return InvalidArgument("malformed attr value ", j.dump(), ": ", e.what());
+    return InvalidArgument("malformed attr value ", EchoJson(j), ": ", e.what());
   }
 }
 

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/framework/echo_input.h"
+
 namespace fb {
 
 namespace {
@@ -163,10 +165,10 @@ std::vector<const OpDef*> OpRegistry::ListOps() const {
 }
 
 Status AddDefaultsAndValidateAttrs(const OpDef& op, const std::string& node_name, AttrMap* attrs) {
-  std::string where = "node '" + node_name + "' (" + op.name + "): ";
+  std::string where = "node '" + EchoInput(node_name) + "' (" + op.name + "): ";
   for (const auto& [name, value] : *attrs) {
     if (!name.empty() && name[0] == '_') continue;
-    if (!op.FindAttr(name)) return InvalidArgument(where, "unknown attr '", name, "'");
+    if (!op.FindAttr(name)) return InvalidArgument(where, "unknown attr '", EchoInput(name), "'");
   }
   for (const AttrDef& def : op.attrs) {
     auto it = attrs->find(def.name);
@@ -194,6 +196,10 @@ Status AddDefaultsAndValidateAttrs(const OpDef& op, const std::string& node_name
 }
 
 namespace {
+// Most tensors one "N * T" argument may stand for: N comes from a graph file, and each tensor
+// costs an entry in the node's type lists.
+constexpr int64_t kMaxNumberAttr = int64_t{1} << 20;
+
 Status ExpandArgs(const std::vector<ArgDef>& args, const OpDef& op, const std::string& node,
                   const AttrMap& attrs, std::vector<DataType>* types, std::vector<bool>* refs) {
   for (const ArgDef& a : args) {
@@ -209,7 +215,7 @@ Status ExpandArgs(const std::vector<ArgDef>& args, const OpDef& op, const std::s
         continue;
       }
       if (it == attrs.end() || !it->second.holds<DataType>())
-        return InvalidArgument("node '", node, "' (", op.name, "): attr '", a.type_attr,
+        return InvalidArgument("node '", EchoInput(node), "' (", op.name, "): attr '", a.type_attr,
                                "' must be a type");
       dt = it->second.get<DataType>();
     }
@@ -217,9 +223,12 @@ Status ExpandArgs(const std::vector<ArgDef>& args, const OpDef& op, const std::s
     if (!a.number_attr.empty()) {
       auto it = attrs.find(a.number_attr);
       if (it == attrs.end() || !it->second.holds<int64_t>())
-        return InvalidArgument("node '", node, "' (", op.name, "): attr '", a.number_attr,
-                               "' must be an int");
+        return InvalidArgument("node '", EchoInput(node), "' (", op.name, "): attr '",
+                               a.number_attr, "' must be an int");
       n = it->second.get<int64_t>();
+      if (n < 0 || n > kMaxNumberAttr)
+        return InvalidArgument("node '", EchoInput(node), "' (", op.name, "): attr '",
+                               a.number_attr, "' is ", n, ", must be in [0, ", kMaxNumberAttr, "]");
     }
     for (int64_t i = 0; i < n; ++i) {
       types->push_back(dt);

@@ -2,6 +2,8 @@
 
 #include <deque>
 
+#include "engine/framework/echo_input.h"
+
 namespace fb {
 
 const Edge* Node::input_edge(int i) const {
@@ -11,10 +13,13 @@ const Edge* Node::input_edge(int i) const {
 }
 
 StatusOr<Node*> Graph::AddNode(NodeDef def) {
-  if (def.name.empty()) return InvalidArgument("node with op '", def.op, "' has an empty name");
-  if (by_name_.count(def.name)) return InvalidArgument("duplicate node name '", def.name, "'");
+  if (def.name.empty())
+    return InvalidArgument("node with op '", EchoInput(def.op), "' has an empty name");
+  if (by_name_.count(def.name))
+    return InvalidArgument("duplicate node name '", EchoInput(def.name), "'");
   auto op = OpRegistry::Global()->LookUp(def.op);
-  if (!op.ok()) return NotFound("node '", def.name, "': unknown op '", def.op, "'");
+  if (!op.ok())
+    return NotFound("node '", EchoInput(def.name), "': unknown op '", EchoInput(def.op), "'");
   RETURN_IF_ERROR(AddDefaultsAndValidateAttrs(**op, def.name, &def.attrs));
   auto node = std::make_unique<Node>();
   RETURN_IF_ERROR(InOutTypesForNode(**op, def.name, def.attrs, &node->input_types_,
@@ -87,39 +92,44 @@ std::string Graph::NewName(const std::string& prefix) const {
 }
 
 Status Graph::WireInputs(Node* n) {
+  // Names and input strings come from graph files: bounded in messages.
+  const std::string name = EchoInput(n->name());
   int data_index = 0;
   bool seen_control = false;
   for (const std::string& in : n->def().inputs) {
+    const std::string in_echo = EchoInput(in);
     auto id = ParseTensorId(in);
-    if (!id.ok()) return InvalidArgument("node '", n->name(), "': ", id.status().message());
+    if (!id.ok()) return InvalidArgument("node '", name, "': ", id.status().message());
     Node* src = FindNode(id->node);
     if (!src)
-      return InvalidArgument("node '", n->name(), "': input '", in, "' names no node (dangling)");
+      return InvalidArgument("node '", name, "': input '", in_echo, "' names no node (dangling)");
     if (id->IsControl()) {
       seen_control = true;
       AddControlEdge(src, n);
       continue;
     }
     if (seen_control)
-      return InvalidArgument("node '", n->name(), "': data input '", in, "' after a control input");
+      return InvalidArgument("node '", name, "': data input '", in_echo,
+                             "' after a control input");
     if (id->index >= src->num_outputs())
-      return InvalidArgument("node '", n->name(), "': input '", in, "' but '", src->name(), "' (",
-                             src->op(), ") has ", src->num_outputs(), " outputs");
+      return InvalidArgument("node '", name, "': input '", in_echo, "' but '",
+                             EchoInput(src->name()), "' (", src->op(), ") has ",
+                             src->num_outputs(), " outputs");
     if (data_index >= n->num_inputs())
-      return InvalidArgument("node '", n->name(), "' (", n->op(), ") takes ", n->num_inputs(),
+      return InvalidArgument("node '", name, "' (", n->op(), ") takes ", n->num_inputs(),
                              " inputs, got more");
     DataType want = n->input_type(data_index), got = src->output_type(id->index);
     if (want != got)
-      return InvalidArgument("node '", n->name(), "' (", n->op(), "): input ", data_index,
+      return InvalidArgument("node '", name, "' (", n->op(), "): input ", data_index,
                              " must be ", DataTypeString(want), ", got ", DataTypeString(got),
-                             " from '", in, "'");
+                             " from '", in_echo, "'");
     if (n->input_is_ref(data_index) && !src->output_is_ref(id->index))
-      return InvalidArgument("node '", n->name(), "' (", n->op(), "): input ", data_index,
-                             " must be a reference (a Variable), got '", in, "'");
+      return InvalidArgument("node '", name, "' (", n->op(), "): input ", data_index,
+                             " must be a reference (a Variable), got '", in_echo, "'");
     AddEdge(src, id->index, n, data_index++);
   }
   if (data_index != n->num_inputs())
-    return InvalidArgument("node '", n->name(), "' (", n->op(), ") takes ", n->num_inputs(),
+    return InvalidArgument("node '", name, "' (", n->op(), ") takes ", n->num_inputs(),
                            " inputs, got ", data_index);
   return Status::OK();
 }
@@ -208,7 +218,8 @@ StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
   if (static_cast<int>(order.size()) != num_nodes_) {
     for (Node* n : nodes())
       if (pending[n->id()] > 0)
-        return InvalidArgument("graph has a cycle through node '", n->name(), "' (", n->op(),
+        return InvalidArgument("graph has a cycle through node '", EchoInput(n->name()), "' (",
+                               n->op(),
                                ")");
   }
   return order;

@@ -43,7 +43,17 @@ StatusOr<TensorId> ParseTensorId(const std::string& s);
 // JSON I/O. Attrs are written tagged; reading resolves untagged attrs through the op registry,
 // so every error names the node. The file variants name the file in their errors.
 nlohmann::json GraphDefToJson(const GraphDef& g);
+// InvalidArgument for a malformed document: wrong JSON types, a malformed device or input
+// string, an attr value that does not fit its type (a Const value outside its dtype's range,
+// a shape with a non-integer or negative dimension, a tensor whose byte size would overflow or
+// whose shape needs more values than given: checked before allocating); NotFound naming the
+// node for an unknown op (checked before its attrs). Input quoted in messages is bounded
+// (EchoInput), and the whole message is capped at kMaxMessageBytes. Edges are checked later,
+// by Graph::FromGraphDef. Limits: engine/graph/graph_json_limits.h, docs/graph-format.md.
 StatusOr<GraphDef> GraphDefFromJson(const nlohmann::json& j);
+// As GraphDefFromJson, naming the file; also NotFound for a missing file and InvalidArgument
+// for invalid JSON (with its position) or JSON nested deeper than kMaxGraphJsonDepth (rejected
+// while parsing).
 StatusOr<GraphDef> ReadGraphDefFile(const std::string& path);
 Status WriteGraphDefFile(const GraphDef& g, const std::string& path);
 
