@@ -1,6 +1,7 @@
 // CPU kernel of ArgMin (engine/ops/math_prod_argmin_ops.cc) for float, double, int32 and int64,
 // with int32 or int64 output. NaN follows NumPy's argmin: the first NaN along the axis wins.
 #include <cmath>
+#include <functional>
 
 #include "engine/framework/thread_pool.h"
 #include "engine/ops/math_reduction_util.h"
@@ -17,10 +18,13 @@ bool IsNan(T v) {
     return false;
 }
 
-// Index of the first smallest value (or first NaN) along one axis, for a row-major
-// [outer, r, inner] view with r >= 1.
-template <typename T, typename Tout>
-void ArgMin3D(ThreadPool* pool, const T* in, Tout* out, int64_t outer, int64_t r, int64_t inner) {
+// Index of the first best value along one axis, for a row-major [outer, r, inner] view with
+// r >= 1: `Better(a, b)` says a beats b (std::less: ArgMin; std::greater would give ArgMax with
+// the same NaN rule). The first NaN wins, as NumPy's argmin and argmax.
+template <typename T, typename Tout, typename Better>
+void ArgReduce3D(ThreadPool* pool, const T* in, Tout* out, int64_t outer, int64_t r,
+                 int64_t inner) {
+  const Better better;
   pool->ParallelFor(outer * inner, r, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const T* p = in + (i / inner) * r * inner + i % inner;
@@ -32,7 +36,7 @@ void ArgMin3D(ThreadPool* pool, const T* in, Tout* out, int64_t outer, int64_t r
             best = k;
             break;
           }
-          if (v < p[best * inner]) best = k;
+          if (better(v, p[best * inner])) best = k;
         }
       }
       out[i] = static_cast<Tout>(best);
@@ -40,8 +44,9 @@ void ArgMin3D(ThreadPool* pool, const T* in, Tout* out, int64_t outer, int64_t r
   });
 }
 
-template <typename T, typename Tout>
-class ArgMinOp : public OpKernel {
+// ArgMin (Better = std::less<T>); written for any comparison so that ArgMax can share it.
+template <typename T, typename Tout, typename Better>
+class ArgReduceOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
@@ -62,7 +67,8 @@ class ArgMinOp : public OpKernel {
     int64_t outer = 1, inner = 1;
     for (int d = 0; d < axis; ++d) outer *= x.dim_size(d);
     for (int d = axis + 1; d < x.dims(); ++d) inner *= x.dim_size(d);
-    ArgMin3D(ctx->intra_op_pool(), x.data<T>(), out->data<Tout>(), outer, x.dim_size(axis), inner);
+    ArgReduce3D<T, Tout, Better>(ctx->intra_op_pool(), x.data<T>(), out->data<Tout>(), outer,
+                                 x.dim_size(axis), inner);
   }
 };
 
@@ -71,12 +77,12 @@ class ArgMinOp : public OpKernel {
                       .Device(DEVICE_CPU)                      \
                       .TypeConstraint<T>("T")                  \
                       .TypeConstraint<int64_t>("output_type"), \
-                  ArgMinOp<T, int64_t>);                       \
+                  ArgReduceOp<T, int64_t, std::less<T>>);      \
   REGISTER_KERNEL(KernelDefBuilder("ArgMin")                   \
                       .Device(DEVICE_CPU)                      \
                       .TypeConstraint<T>("T")                  \
                       .TypeConstraint<int32_t>("output_type"), \
-                  ArgMinOp<T, int32_t>)
+                  ArgReduceOp<T, int32_t, std::less<T>>)
 
 FB_REGISTER_ARGMIN(float);
 FB_REGISTER_ARGMIN(double);

@@ -152,6 +152,12 @@ TEST_CASE("StridedSlice's gradient matches central differences", "[array][grad]"
   CHECK(test::MaxGradientError(slice({0, -1}, {0, 0}, {-1, -2}, {1, 1, 0, 0, 0}), {x}) < 1e-6);
   CHECK(test::MaxGradientError(slice({0, 0, 1}, {0, 0, 2}, {1, 1, 1}, {0, 0, 1, 2, 4}), {x}) <
         1e-6);
+  // An int64 spec: the gradient reads x's shape as int64.
+  auto wide = [](const Scope& sc, const Xs& in) {
+    return ops::StridedSlice(sc, in[0], ops::Const(sc, test::I64({1, 0})),
+                             ops::Const(sc, test::I64({3, 3})), ops::Const(sc, test::I64({1, 2})));
+  };
+  CHECK(test::MaxGradientError(wide, {x}) < 1e-6);
   // The gradient of StridedSliceGrad (second order): the same slice of the incoming gradient.
   auto grad_op = [](const Scope& sc, const Xs& in) {
     return ops::StridedSliceGrad(sc, {3, 2}, {0, 1}, {0, 2}, {2, 1}, in[0], {1, 1, 0, 0, 2});

@@ -80,6 +80,10 @@ TEST_CASE("Tile's gradient sums over the tiles", "[array][grad]") {
   CHECK(test::MaxGradientError(tile({2, 3}), {test::RandomDouble({2, 2})}) < 1e-6);
   CHECK(test::MaxGradientError(tile({1, 2, 1}), {test::RandomDouble({2, 1, 3})}) < 1e-6);
   CHECK(test::MaxGradientError(tile({3}), {test::RandomDouble({2})}) < 1e-6);
+  auto wide = [](const Scope& s, const Xs& x) {
+    return ops::Tile(s, x[0], ops::Const(s, test::I64({2, 1})));
+  };
+  CHECK(test::MaxGradientError(wide, {test::RandomDouble({1, 3})}) < 1e-6);
   Scope root = Scope::NewRootScope();
   auto x = ops::Const(root, Tensor::FromVector<double>({1, 2}, {2}));
   auto y = ops::Tile(root, x, {3});
