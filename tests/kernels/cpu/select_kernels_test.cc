@@ -105,5 +105,14 @@ TEST_CASE("Select's gradient goes to the picked branch, zeros to the other", "[a
   CHECK(test::Values<double>(out[1]) == std::vector<double>{0, 1, 1, 0, 0, 1});
 }
 
+TEST_CASE("Gradients flow through Select but not through its comparison", "[array][grad]") {
+  // |x| as Select(x >= 0, x, -x); GreaterEqual has no gradient and must not stop autodiff.
+  auto abs = [](const Scope& s, const Xs& x) {
+    auto zero = ops::Const(s, Tensor::Scalar<double>(0));
+    return ops::Select(s, ops::GreaterEqual(s, x[0], zero), x[0], ops::Neg(s, x[0]));
+  };
+  CHECK(test::MaxGradientError(abs, {D({-2, -0.5, 0.25, 3}, {2, 2})}) < 1e-6);
+}
+
 }  // namespace
 }  // namespace fb
