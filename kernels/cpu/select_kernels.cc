@@ -28,7 +28,7 @@ class SelectOp : public OpKernel {
     const int64_t n = out->NumElements();
     if (n == 0) return;
     // Element-wise when condition has t's shape, else one condition value per row of t.
-    const int64_t inner = cond.NumElements() == n && cond.shape() == *shape ? 1 : n / t.dim_size(0);
+    const int64_t inner = cond.shape() == *shape ? 1 : n / t.dim_size(0);
     const bool* c = cond.data<bool>();
     VisitDataType(t.dtype(), [&](auto zero) {
       using T = decltype(zero);
