@@ -133,4 +133,41 @@ Output CheckNumerics(const Scope& s, Output x, const std::string& message) {
   return Op(s, "CheckNumerics", {x}, {{"message", message}});
 }
 
+namespace {
+AttrMap MaskAttrs(const StridedSliceMasks& m) {
+  return {{"begin_mask", m.begin_mask},
+          {"end_mask", m.end_mask},
+          {"ellipsis_mask", m.ellipsis_mask},
+          {"new_axis_mask", m.new_axis_mask},
+          {"shrink_axis_mask", m.shrink_axis_mask}};
+}
+}  // namespace
+
+Output StridedSlice(const Scope& s, Output x, IntInput begin, IntInput end, IntInput strides,
+                    const StridedSliceMasks& masks) {
+  const bool wide = begin.IsInt64() || end.IsInt64() || strides.IsInt64();
+  return Op(s, "StridedSlice",
+            {x, begin.ToOutput(s, false, wide), end.ToOutput(s, false, wide),
+             strides.ToOutput(s, false, wide)},
+            MaskAttrs(masks));
+}
+
+Output StridedSliceGrad(const Scope& s, IntInput shape, IntInput begin, IntInput end,
+                        IntInput strides, Output dy, const StridedSliceMasks& masks) {
+  const bool wide = shape.IsInt64() || begin.IsInt64() || end.IsInt64() || strides.IsInt64();
+  return Op(s, "StridedSliceGrad",
+            {shape.ToOutput(s, false, wide), begin.ToOutput(s, false, wide),
+             end.ToOutput(s, false, wide), strides.ToOutput(s, false, wide), dy},
+            MaskAttrs(masks));
+}
+
+Output Tile(const Scope& s, Output x, IntInput multiples) {
+  return Op(s, "Tile", {x, multiples.ToOutput(s, false)});
+}
+
+Output Select(const Scope& s, Output condition, Output t, Output e) {
+  return Op(s, "Select", {condition, t, e});
+}
+Output Where(const Scope& s, Output x) { return Op(s, "Where", {x}); }
+
 }  // namespace fb::ops

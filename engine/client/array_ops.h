@@ -85,6 +85,32 @@ Output OneHot(const Scope& s, Output indices, int64_t depth, int64_t axis = -1);
 // Scatter-add of data rows into num_segments rows by segment_ids (negative ids dropped).
 Output UnsortedSegmentSum(const Scope& s, Output data, Output segment_ids, IntInput num_segments);
 
+// The masks of StridedSlice: bit i of each applies to entry i of begin, end and strides.
+struct StridedSliceMasks {
+  int64_t begin_mask = 0;        // ignore begin[i]: from the start (the end for stride < 0)
+  int64_t end_mask = 0;          // ignore end[i]: to the end (the start for stride < 0)
+  int64_t ellipsis_mask = 0;     // entry i stands for the full dimensions not named (one bit)
+  int64_t new_axis_mask = 0;     // entry i inserts a dimension of 1
+  int64_t shrink_axis_mask = 0;  // entry i takes the index begin[i] and drops the dimension
+};
+// NumPy basic indexing, TensorFlow's StridedSlice: x[begin[0]:end[0]:strides[0], ...] with the
+// masks above; negative indices count from the end. begin, end and strides become one dtype
+// (int64 if any needs it). Bad specs fail when the Session runs the node, naming it.
+Output StridedSlice(const Scope& s, Output x, IntInput begin, IntInput end, IntInput strides,
+                    const StridedSliceMasks& masks = {});
+// The gradient op: zeros of `shape` with dy at the elements StridedSlice takes.
+Output StridedSliceGrad(const Scope& s, IntInput shape, IntInput begin, IntInput end,
+                        IntInput strides, Output dy, const StridedSliceMasks& masks = {});
+
+// x repeated multiples[i] times along each dimension i (one entry >= 0 per dimension).
+Output Tile(const Scope& s, Output x, IntInput multiples);
+
+// Elements of t where condition (bool) is true, of e elsewhere; condition is a scalar, has t's
+// shape, or is a vector of t's first dimension selecting rows (TensorFlow 1's Select).
+Output Select(const Scope& s, Output condition, Output t, Output e);
+// int64 [N, rank] coordinates of the true (non-zero) elements of x, row-major order.
+Output Where(const Scope& s, Output x);
+
 // Identity that blocks gradients (4.1), and identity that fails on NaN/Inf (section 6).
 Output StopGradient(const Scope& s, Output x);
 Output CheckNumerics(const Scope& s, Output x, const std::string& message);

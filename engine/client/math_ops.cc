@@ -24,6 +24,12 @@ FB_BINARY_WRAPPER(Minimum)
 FB_BINARY_WRAPPER(Greater)
 FB_BINARY_WRAPPER(Less)
 FB_BINARY_WRAPPER(Equal)
+FB_BINARY_WRAPPER(GreaterEqual)
+FB_BINARY_WRAPPER(LessEqual)
+FB_BINARY_WRAPPER(NotEqual)
+FB_BINARY_WRAPPER(LogicalAnd)
+FB_BINARY_WRAPPER(LogicalOr)
+FB_UNARY_WRAPPER(LogicalNot)
 FB_UNARY_WRAPPER(Neg)
 FB_UNARY_WRAPPER(Square)
 FB_UNARY_WRAPPER(Exp)
@@ -52,6 +58,7 @@ FB_REDUCTION_WRAPPER(Sum)
 FB_REDUCTION_WRAPPER(Mean)
 FB_REDUCTION_WRAPPER(Max)
 FB_REDUCTION_WRAPPER(Min)
+FB_REDUCTION_WRAPPER(Prod)
 #undef FB_REDUCTION_WRAPPER
 #undef FB_BINARY_WRAPPER
 
@@ -67,6 +74,11 @@ Output ArgMax(const Scope& s, Output x, int axis, DataType output_type) {
   return Op(s, "ArgMax", {x, dim}, {{"output_type", output_type}});
 }
 
+Output ArgMin(const Scope& s, Output x, int axis, DataType output_type) {
+  Output dim = Const(Helper(s, "ArgMin/dimension"), Tensor::Scalar<int32_t>(axis));
+  return Op(s, "ArgMin", {x, dim}, {{"output_type", output_type}});
+}
+
 Output MatMul(const Scope& s, Output a, Output b, bool transpose_a, bool transpose_b) {
   return Op(s, "MatMul", {a, b}, {{"transpose_a", transpose_a}, {"transpose_b", transpose_b}});
 }
@@ -80,5 +92,9 @@ Output MatrixInverse(const Scope& s, Output x, bool adjoint) {
 }
 
 Output Fill(const Scope& s, Output dims, Output value) { return Op(s, "Fill", {dims, value}); }
+
+Output Range(const Scope& s, Output start, Output limit, Output delta) {
+  return Op(s, "Range", {start, limit, delta});
+}
 
 }  // namespace fb::ops

@@ -23,6 +23,13 @@ Output Minimum(const Scope& s, Output x, Output y);
 Output Greater(const Scope& s, Output x, Output y);
 Output Less(const Scope& s, Output x, Output y);
 Output Equal(const Scope& s, Output x, Output y);
+Output GreaterEqual(const Scope& s, Output x, Output y);
+Output LessEqual(const Scope& s, Output x, Output y);
+Output NotEqual(const Scope& s, Output x, Output y);  // also bool; true where either is NaN
+// Logical ops on bool tensors (And, Or broadcasting).
+Output LogicalAnd(const Scope& s, Output x, Output y);
+Output LogicalOr(const Scope& s, Output x, Output y);
+Output LogicalNot(const Scope& s, Output x);
 
 // Element-wise unary ops (Neg, Square: also int32, int64).
 Output Neg(const Scope& s, Output x);
@@ -48,8 +55,12 @@ Output Max(const Scope& s, Output x, const std::vector<int>& axes, bool keep_dim
 Output Max(const Scope& s, Output x, Output axes, bool keep_dims = false);
 Output Min(const Scope& s, Output x, const std::vector<int>& axes, bool keep_dims = false);
 Output Min(const Scope& s, Output x, Output axes, bool keep_dims = false);
+Output Prod(const Scope& s, Output x, const std::vector<int>& axes, bool keep_dims = false);
+Output Prod(const Scope& s, Output x, Output axes, bool keep_dims = false);
 // Index of the largest value along `axis`; output_type int64 (default) or int32.
 Output ArgMax(const Scope& s, Output x, int axis, DataType output_type = DataType::kInt64);
+// Index of the smallest value along `axis` (the first NaN, if any, as NumPy's argmin).
+Output ArgMin(const Scope& s, Output x, int axis, DataType output_type = DataType::kInt64);
 
 // Matrix product of [M,K] x [K,N] (each transposed first when asked).
 Output MatMul(const Scope& s, Output a, Output b, bool transpose_a = false,
@@ -60,6 +71,10 @@ Output BatchMatMul(const Scope& s, Output x, Output y, bool adj_x = false, bool 
 Output MatrixInverse(const Scope& s, Output x, bool adjoint = false);
 // Determinant of each matrix of [..., M, M]: shape [...].
 Output MatrixDeterminant(const Scope& s, Output x);
+
+// start, start + delta, ... excluding limit: scalars of one dtype (int32, int64, float, double).
+// Fails when the Session runs it if delta is 0 or points away from limit.
+Output Range(const Scope& s, Output start, Output limit, Output delta);
 
 Output ZerosLike(const Scope& s, Output x);
 Output OnesLike(const Scope& s, Output x);

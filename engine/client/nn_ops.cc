@@ -24,6 +24,15 @@ CrossEntropy TwoOutputs(const Scope& s, const std::string& op, Output a, Output 
 Output Relu(const Scope& s, Output features) { return Op(s, "Relu", {features}); }
 Output Sigmoid(const Scope& s, Output x) { return Op(s, "Sigmoid", {x}); }
 Output Tanh(const Scope& s, Output x) { return Op(s, "Tanh", {x}); }
+Output Relu6(const Scope& s, Output features) { return Op(s, "Relu6", {features}); }
+Output Elu(const Scope& s, Output features) { return Op(s, "Elu", {features}); }
+Output L2Loss(const Scope& s, Output t) { return Op(s, "L2Loss", {t}); }
+Output Relu6Grad(const Scope& s, Output gradients, Output features) {
+  return Op(s, "Relu6Grad", {gradients, features});
+}
+Output EluGrad(const Scope& s, Output gradients, Output outputs) {
+  return Op(s, "EluGrad", {gradients, outputs});
+}
 Output Softmax(const Scope& s, Output logits) { return Op(s, "Softmax", {logits}); }
 Output LogSoftmax(const Scope& s, Output logits) { return Op(s, "LogSoftmax", {logits}); }
 Output BiasAdd(const Scope& s, Output value, Output bias) {

@@ -15,6 +15,11 @@ struct Window2D {
 Output Relu(const Scope& s, Output features);
 Output Sigmoid(const Scope& s, Output x);
 Output Tanh(const Scope& s, Output x);
+// min(max(x, 0), 6) and exp(x) - 1 below 0 (TensorFlow's Relu6 and Elu).
+Output Relu6(const Scope& s, Output features);
+Output Elu(const Scope& s, Output features);
+// sum(t^2) / 2, a scalar.
+Output L2Loss(const Scope& s, Output t);
 // Softmax and LogSoftmax over the last axis.
 Output Softmax(const Scope& s, Output logits);
 Output LogSoftmax(const Scope& s, Output logits);
@@ -44,6 +49,8 @@ CrossEntropy SparseSoftmaxCrossEntropyWithLogits(const Scope& s, Output features
 Output ReluGrad(const Scope& s, Output gradients, Output features);
 Output SigmoidGrad(const Scope& s, Output y, Output dy);
 Output TanhGrad(const Scope& s, Output y, Output dy);
+Output Relu6Grad(const Scope& s, Output gradients, Output features);
+Output EluGrad(const Scope& s, Output gradients, Output outputs);
 Output BiasAddGrad(const Scope& s, Output out_backprop);
 // input_sizes / filter_sizes: int32 [4].
 Output Conv2DBackpropInput(const Scope& s, Output input_sizes, Output filter, Output out_backprop,

@@ -20,4 +20,8 @@ Output TruncatedNormal(const Scope& s, IntInput shape, DataType dtype,
   return RandomOp(s, "TruncatedNormal", shape, dtype, seed, seed2);
 }
 
+Output RandomShuffle(const Scope& s, Output value, int64_t seed, int64_t seed2) {
+  return Op(s, "RandomShuffle", {value}, {{"seed", seed}, {"seed2", seed2}});
+}
+
 }  // namespace fb::ops

@@ -22,6 +22,8 @@ Output RandomNormal(const Scope& s, IntInput shape,
 // Standard normal redrawn until |x| < 2.
 Output TruncatedNormal(const Scope& s, IntInput shape,
                        DataType dtype = DataType::kFloat, int64_t seed = 0, int64_t seed2 = 0);
+// value with its first dimension randomly permuted (any dtype), reproducible with a seed.
+Output RandomShuffle(const Scope& s, Output value, int64_t seed = 0, int64_t seed2 = 0);
 // Any of the three ops by name ("RandomUniform", "RandomStandardNormal", "TruncatedNormal").
 Output RandomOp(const Scope& s, const std::string& op, IntInput shape, DataType dtype,
                 int64_t seed = 0, int64_t seed2 = 0);

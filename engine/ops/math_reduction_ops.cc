@@ -9,44 +9,6 @@
 namespace fb {
 namespace {
 
-// Output shape when the axes are a constant; otherwise as much as is known.
-Status ReductionShape(InferenceContext* c) {
-  RETURN_IF_ERROR(c->WithRankAtLeast(1, 0));
-  bool keep_dims = false;
-  RETURN_IF_ERROR(c->GetAttr("keep_dims", &keep_dims));
-  const PartialShape& in = c->input(0);
-  const Tensor* axes = c->input_tensor(1);
-  if (!in) {
-    c->set_output(0, std::nullopt);
-    return Status::OK();
-  }
-  if (!axes) {
-    if (keep_dims) c->set_output(0, TensorShape(std::vector<int64_t>(in->rank(), -1)));
-    else c->set_output(0, std::nullopt);
-    return Status::OK();
-  }
-  auto mask = ReductionMask(*axes, in->rank());
-  if (!mask.ok()) return c->Error(mask.status().message());
-  c->set_output(0, ReducedShape(*in, *mask, keep_dims));
-  return Status::OK();
-}
-
-Status ArgMaxShape(InferenceContext* c) {
-  RETURN_IF_ERROR(c->WithRankAtLeast(0, 1));
-  RETURN_IF_ERROR(c->WithRank(1, 0));
-  const PartialShape& in = c->input(0);
-  const Tensor* dim = c->input_tensor(1);
-  if (!in || !dim) {
-    c->set_output(0, in ? PartialShape(TensorShape(std::vector<int64_t>(in->rank() - 1, -1)))
-                        : std::nullopt);
-    return Status::OK();
-  }
-  auto mask = ReductionMask(*dim, in->rank());
-  if (!mask.ok()) return c->Error(mask.status().message());
-  c->set_output(0, ReducedShape(*in, *mask, /*keep_dims=*/false));
-  return Status::OK();
-}
-
 const char* const kReductions[][2] = {
     {"Sum", "Sum of the elements along the reduced axes (0 over an empty axis)."},
     {"Mean", "Mean of the elements along the reduced axes (integer mean truncates; over an "

@@ -9,6 +9,8 @@
 
 namespace fb {
 
+class InferenceContext;
+
 // A mask over the `rank` dimensions, true where `axes` reduces. InvalidArgument if `axes` is not
 // an int32/int64 scalar or vector ("reduction_indices must be a scalar or vector, got [2,2]") or
 // an axis is out of range ("reduction index 3 is out of range for input of rank 2").
@@ -21,5 +23,11 @@ StatusOr<std::vector<int64_t>> IndexValues(const Tensor& t, const char* what);
 // `shape` with the masked dimensions removed, or set to 1 when `keep_dims`.
 // Dimensions of -1 (unknown) pass through unchanged.
 TensorShape ReducedShape(const TensorShape& shape, const std::vector<bool>& mask, bool keep_dims);
+
+// Shape functions of the reductions. ReductionShape: inputs (input, reduction_indices) and attr
+// keep_dims (Sum, Mean, Max, Min, Prod). ArgMaxShape: inputs (input, dimension), the scalar axis
+// removed (ArgMax, ArgMin). Exact when the axes are a graph constant, else as much as is known.
+Status ReductionShape(InferenceContext* c);
+Status ArgMaxShape(InferenceContext* c);
 
 }  // namespace fb

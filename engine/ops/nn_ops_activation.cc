@@ -7,27 +7,6 @@ namespace fb {
 
 namespace {
 
-// Output 0 = the merge of inputs 0 and 1, which must agree where both are known.
-Status MergeBothInputs(InferenceContext* c) {
-  const PartialShape& a = c->input(0);
-  const PartialShape& b = c->input(1);
-  if (!a || !b) {
-    c->set_output(0, a ? a : b);
-    return Status::OK();
-  }
-  if (a->rank() != b->rank())
-    return c->Error("inputs must have the same shape, got ", a->DebugString(), " and ",
-                    b->DebugString());
-  TensorShape out = *a;
-  for (int i = 0; i < a->rank(); ++i) {
-    int64_t d;
-    RETURN_IF_ERROR(c->MergeDim(a->dim_size(i), b->dim_size(i), &d, "inputs"));
-    out.set_dim(i, d);
-  }
-  c->set_output(0, out);
-  return Status::OK();
-}
-
 Status BiasAddShape(InferenceContext* c) {
   RETURN_IF_ERROR(c->WithRankAtLeast(0, 2));
   RETURN_IF_ERROR(c->WithRank(1, 1));
@@ -76,7 +55,7 @@ REGISTER_OP("ReluGrad")
     .Input("features: T")
     .Output("backprops: T")
     .Attr("T: {float, double}")
-    .SetShapeFn(MergeBothInputs)
+    .SetShapeFn(MergeBothInputsShape)
     .Doc("gradients * (features > 0): the gradient of Relu. `features` is Relu's input (or "
          "output: both are positive at the same places). Same shapes.");
 
@@ -85,7 +64,7 @@ REGISTER_OP("SigmoidGrad")
     .Input("dy: T")
     .Output("z: T")
     .Attr("T: {float, double}")
-    .SetShapeFn(MergeBothInputs)
+    .SetShapeFn(MergeBothInputsShape)
     .Doc("dy * y * (1 - y) where y = Sigmoid(x): the gradient of Sigmoid w.r.t. x.");
 
 REGISTER_OP("TanhGrad")
@@ -93,7 +72,7 @@ REGISTER_OP("TanhGrad")
     .Input("dy: T")
     .Output("z: T")
     .Attr("T: {float, double}")
-    .SetShapeFn(MergeBothInputs)
+    .SetShapeFn(MergeBothInputsShape)
     .Doc("dy * (1 - y^2) where y = Tanh(x): the gradient of Tanh w.r.t. x.");
 
 REGISTER_OP("BiasAdd")

@@ -147,4 +147,24 @@ StatusOr<Conv2DShape> ComputePool2DShape(const std::vector<int64_t>& input,
   return s;
 }
 
+Status MergeBothInputsShape(InferenceContext* c) {
+  const PartialShape& a = c->input(0);
+  const PartialShape& b = c->input(1);
+  if (!a || !b) {
+    c->set_output(0, a ? a : b);
+    return Status::OK();
+  }
+  if (a->rank() != b->rank())
+    return c->Error("inputs must have the same shape, got ", a->DebugString(), " and ",
+                    b->DebugString());
+  TensorShape out = *a;
+  for (int i = 0; i < a->rank(); ++i) {
+    int64_t d;
+    RETURN_IF_ERROR(c->MergeDim(a->dim_size(i), b->dim_size(i), &d, "inputs"));
+    out.set_dim(i, d);
+  }
+  c->set_output(0, out);
+  return Status::OK();
+}
+
 }  // namespace fb

@@ -81,4 +81,8 @@ Status NodeError(const InferenceContext* c, const Status& s);
 // `rank` unknown dims when the input is not a graph-time constant.
 StatusOr<std::vector<int64_t>> ConstantDimsOrUnknown(const InferenceContext* c, int i, int rank);
 
+// Shape function of the element-wise gradient ops (ReluGrad, Relu6Grad, EluGrad, ...): output 0
+// is the merge of inputs 0 and 1, which must have the same shape where both are known.
+Status MergeBothInputsShape(InferenceContext* c);
+
 }  // namespace fb

@@ -1,46 +1,13 @@
 // CPU kernels for Relu, Sigmoid, Tanh, their gradient ops, BiasAdd and BiasAddGrad
 // (engine/ops/nn_ops_activation.cc). Element-wise work is vectorised by Eigen and sharded over
 // the intra-op pool.
-#include "kernels/cpu/nn_kernel_util.h"
+#include "kernels/cpu/activation.h"
 
 namespace fb {
 namespace {
 
-using nn::ArrayMap;
-using nn::Segment;
-
-// y = F(x) element-wise; F::Apply(x, y) works on Eigen array segments.
-template <typename T, typename F>
-class UnaryKernel : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    Tensor* y;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
-    nn::Shard(ctx, x.NumElements(), F::kCostNs, [&](int64_t b, int64_t e) {
-      ArrayMap<T> out = Segment<T>(*y, b, e);
-      F::Apply(Segment<T>(x, b, e), &out);
-    });
-  }
-};
-
-// z = F(a, b) element-wise for two inputs of the same shape (the gradient ops).
-template <typename T, typename F>
-class BinaryGradKernel : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& a = ctx->input(0);
-    const Tensor& b = ctx->input(1);
-    OP_REQUIRES_OK(ctx, nn::CheckSameShape(a, F::kNameA, b, F::kNameB));
-    Tensor* z;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, a.shape(), &z));
-    nn::Shard(ctx, a.NumElements(), 1, [&](int64_t lo, int64_t hi) {
-      Segment<T>(*z, lo, hi) = F::Apply(Segment<T>(a, lo, hi), Segment<T>(b, lo, hi));
-    });
-  }
-};
+using nn::BinaryGradKernel;
+using nn::UnaryKernel;
 
 struct ReluFn {
   static constexpr int64_t kCostNs = 1;

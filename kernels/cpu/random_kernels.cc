@@ -3,43 +3,16 @@
 // range of the node's Philox stream, and output group g is computed from counter base + g (or
 // base + g * 256 for rejection sampling), so results do not depend on how the intra-op thread
 // pool splits the work.
-#include <mutex>
-#include <random>
-
 #include "engine/framework/op_kernel.h"
 #include "engine/ops/array_shape_util.h"
-#include "kernels/cpu/philox_random.h"
+#include "kernels/cpu/guarded_philox_random.h"
 
 namespace fb {
 
 namespace {
 
+using random::GuardedPhiloxRandom;
 using random::PhiloxRandom;
-
-// The per-node stream (TensorFlow's GuardedPhiloxRandom): successive Runs get disjoint ranges.
-class GuardedPhiloxRandom {
- public:
-  void Init(int64_t seed, int64_t seed2) {
-    if (seed == 0 && seed2 == 0) {
-      std::random_device rd;
-      auto draw64 = [&rd] { return (static_cast<uint64_t>(rd()) << 32) | rd(); };
-      generator_ = PhiloxRandom(draw64(), draw64());
-    } else {
-      generator_ = PhiloxRandom(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
-    }
-  }
-  // A generator at the start of a range of `samples` 128-bit steps that no other call gets.
-  PhiloxRandom ReserveSamples128(uint64_t samples) {
-    std::lock_guard<std::mutex> l(mu_);
-    PhiloxRandom local = generator_;
-    generator_.Skip(samples);
-    return local;
-  }
-
- private:
-  std::mutex mu_;
-  PhiloxRandom generator_;
-};
 
 // Fills data[0, size) from `dist`, in groups of Dist::kResultElementCount spread over `pool`.
 template <typename Dist, typename T>
