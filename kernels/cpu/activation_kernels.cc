@@ -1,6 +1,8 @@
 // CPU kernels for Relu, Sigmoid, Tanh, their gradient ops, BiasAdd and BiasAddGrad
 // (engine/ops/nn_ops_activation.cc). Element-wise work is vectorised by Eigen and sharded over
-// the intra-op pool.
+// the intra-op pool. Relu(NaN) is NaN and ReluGrad routes no gradient to a NaN feature (the
+// feature is not > 0), as TensorFlow's kernels do.
+#include "kernels/cpu/cwise_binary.h"
 #include "kernels/cpu/nn_kernel_util.h"
 
 namespace fb {
@@ -45,7 +47,10 @@ class BinaryGradKernel : public OpKernel {
 struct ReluFn {
   static constexpr int64_t kCostNs = 1;
   template <typename X, typename Y>
-  static void Apply(const X& x, Y* y) { *y = x.cwiseMax(typename X::Scalar(0)); }
+  static void Apply(const X& x, Y* y) {  // Relu(NaN) = NaN, as TensorFlow's
+    using T = typename X::Scalar;
+    *y = x.binaryExpr(X::PlainObject::Constant(x.size(), T(0)), cwise::MaxOp<T>());
+  }
 };
 struct SigmoidFn {
   static constexpr int64_t kCostNs = 4;
