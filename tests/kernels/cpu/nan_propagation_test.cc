@@ -212,12 +212,12 @@ TEST_CASE("Max and Min reduction gradients go to the NaN positions of each slice
   // Row 0: one NaN; row 1: two NaNs share; row 2: no NaN, tied maxima share.
   Tensor x = Tensor::FromVector<double>({1, nan, 3, 0, nan, 5, nan, 2, 4, 4, -1, 4}, {3, 4});
   auto g = Gradients({x}, [](const Scope& s, std::vector<Output> in) {
-    return ops::Max(s, in[0], {1});
+    return ops::Max(s, in[0], std::vector<int>{1});
   });
   CHECK(test::Values<double>(g[0]) ==
         std::vector<double>{0, 1, 0, 0, 0.5, 0, 0.5, 0, 1.0 / 3, 1.0 / 3, 0, 1.0 / 3});
   g = Gradients({x}, [](const Scope& s, std::vector<Output> in) {
-    return ops::Min(s, in[0], {0});
+    return ops::Min(s, in[0], std::vector<int>{0});
   });
   // Columns: {1, nan, 4}: the NaN in row 1; {nan, 5, 4}: row 0; {3, nan, -1}: row 1;
   // {0, 2, 4}: the minimum 0 in row 0.
