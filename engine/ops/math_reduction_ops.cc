@@ -85,8 +85,8 @@ REGISTER_OP("ArgMax")
     .Attr("Tidx: {int32, int64} = \"int32\"")
     .Attr("output_type: {int32, int64} = \"int64\"")
     .SetShapeFn(ArgMaxShape)
-    .Doc("Index of the largest value along the scalar axis `dimension` (the first on ties; the first "
-         "NaN if there is one, as NumPy). "
+    .Doc("Index of the largest value along the scalar axis `dimension` (the first on ties; the "
+         "first NaN if there is one, as NumPy). "
          "Output: input's shape without that axis. InvalidArgument if the "
          "axis is empty.");
 

@@ -24,7 +24,7 @@ Status RunFetch(const Scope& root, const std::vector<Session::NamedTensor>& feed
   return session->Run(feeds, {fetch.name()}, {}, &out);
 }
 
-TEST_CASE("Fill with fed dims [1e6,1e6,1000] is ResourceExhausted naming node, bytes, device",
+TEST_CASE("Fill with fed dims 1e6 x 1e6 x 1000 is ResourceExhausted naming node, bytes, device",
           "[kernels][oom]") {
   Scope root = Scope::NewRootScope();
   auto dims = ops::Placeholder(root.WithOpName("dims"), DataType::kInt32);
@@ -39,7 +39,7 @@ TEST_CASE("Fill with fed dims [1e6,1e6,1000] is ResourceExhausted naming node, b
                                  "and type float (4000000000000000 bytes)"));
 }
 
-TEST_CASE("MatMul of fed [1e6,0] x [0,1e6] is ResourceExhausted for its 4 TB product",
+TEST_CASE("MatMul of fed 1e6x0 by 0x1e6 matrices is ResourceExhausted for its 4 TB product",
           "[kernels][oom]") {
   Scope root = Scope::NewRootScope();
   auto a = ops::Placeholder(root.WithOpName("a"), DataType::kFloat);
@@ -148,7 +148,8 @@ TEST_CASE("TensorShape::num_elements saturates instead of overflowing", "[framew
   CHECK(TensorShape({int64_t{1} << 31, 4}).num_elements() == int64_t{1} << 33);
 }
 
-TEST_CASE("A BFC allocator refuses sizes beyond its limit or the address space", "[framework][oom]") {
+TEST_CASE("A BFC allocator refuses sizes beyond its limit or the address space",
+          "[framework][oom]") {
   // Unlimited: region doubling would overflow (and loop forever) for near-SIZE_MAX requests.
   BfcAllocator unlimited(std::make_unique<HostSubAllocator>(), 0, "bfc_unlimited");
   CHECK(unlimited.AllocateRaw(256, SIZE_MAX - 8) == nullptr);

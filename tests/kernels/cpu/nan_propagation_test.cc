@@ -267,7 +267,9 @@ TEMPLATE_TEST_CASE("MaxPool returns NaN for a NaN in its window, its gradient go
 
 TEST_CASE("ReluGrad gives no gradient to a NaN feature, as TensorFlow", "[nn][grad][nan]") {
   Tensor x = Tensor::FromVector<double>({-1, kNaN<double>, 2});
-  auto g = Gradients({x}, [](const Scope& s, std::vector<Output> in) { return ops::Relu(s, in[0]); });
+  auto g = Gradients({x}, [](const Scope& s, std::vector<Output> in) {
+    return ops::Relu(s, in[0]);
+  });
   CHECK(test::Values<double>(g[0]) == std::vector<double>{0, 0, 1});
 }
 
