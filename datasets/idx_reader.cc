@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -85,6 +86,39 @@ int64_t IdxArray::num_elements() const {
   return n;
 }
 
+namespace {
+
+// Reads the `n` data bytes the header declares. An uncompressed file is checked against its size
+// first; a gzip stream's size is unknown until read, so its buffer grows with the data actually
+// decompressed (never more than 64 MiB ahead of it) instead of being allocated from the header.
+Status ReadData(gzFile f, const std::string& path, int64_t header_bytes, int64_t n,
+                std::vector<uint8_t>* data) {
+  if (gzdirect(f)) {
+    std::error_code ec;
+    const auto file_bytes = static_cast<int64_t>(std::filesystem::file_size(path, ec));
+    if (!ec && file_bytes - header_bytes < n) {
+      return DataLoss("IDX file '", path, "': truncated data: the header's dimensions need ", n,
+                      " bytes, found ", file_bytes - header_bytes, " in the file after its ",
+                      header_bytes, "-byte header");
+    }
+  }
+  constexpr int64_t kChunk = int64_t{64} << 20;
+  int64_t total = 0;
+  while (total < n) {
+    const int64_t want = std::min(n - total, kChunk);
+    data->resize(total + want);
+    ASSIGN_OR_RETURN(int64_t got, ReadBytes(f, path, data->data() + total, want));
+    total += got;
+    if (got < want) {
+      return DataLoss("IDX file '", path, "': truncated data: the header's dimensions need ", n,
+                      " bytes, found ", total);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 StatusOr<IdxArray> ReadIdxFile(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
@@ -95,14 +129,10 @@ StatusOr<IdxArray> ReadIdxFile(const std::string& path) {
   IdxArray array;
   RETURN_IF_ERROR(ReadHeader(f.get(), path, &array.dims));
   const int64_t n = array.num_elements();
-  array.data.resize(n);
-  ASSIGN_OR_RETURN(int64_t got, ReadBytes(f.get(), path, array.data.data(), n));
-  if (got < n) {
-    return DataLoss("IDX file '", path, "': truncated data: the header's dimensions need ", n,
-                    " bytes, found ", got);
-  }
+  const int64_t header_bytes = 4 + 4 * static_cast<int64_t>(array.dims.size());
+  RETURN_IF_ERROR(ReadData(f.get(), path, header_bytes, n, &array.data));
   uint8_t extra;
-  ASSIGN_OR_RETURN(got, ReadBytes(f.get(), path, &extra, 1));
+  ASSIGN_OR_RETURN(int64_t got, ReadBytes(f.get(), path, &extra, 1));
   if (got != 0) {
     return DataLoss("IDX file '", path, "': trailing bytes after the ", n,
                     " bytes the header's dimensions describe");

@@ -26,8 +26,9 @@ struct IdxArray {
 // Reads and validates an IDX file. Errors (naming `path`): NotFound when the file does not
 // exist; DataLoss for a bad magic number ("expected 0x0000 followed by type and rank"), a type
 // other than uint8, a rank outside 1..4, a zero or oversized dimension, a truncated header, data
-// shorter than the dimensions require, or trailing bytes after the data; Internal for gzip read
-// errors.
+// shorter than the dimensions require ("need N bytes, found M"), or trailing bytes after the
+// data; Internal for gzip read errors. The declared size is checked against the file (or, for
+// gzip, the data actually read) before memory is allocated for it.
 StatusOr<IdxArray> ReadIdxFile(const std::string& path);
 
 // Writes `array` as an IDX file, gzip-compressed when `path` ends in ".gz" (tests, synthetic

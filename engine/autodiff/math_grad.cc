@@ -59,23 +59,22 @@ Status PowGrad(GradContext* ctx, const Grads& dy, Grads* dx) {
   return ReduceBroadcastGrads(ctx, gx, gy, dx);
 }
 
-// Maximum and Minimum send the gradient to the selected input; ties go to x (as TensorFlow).
-// `y_wins` is the comparison that selects y: Less for Maximum, Greater for Minimum.
-Status SelectGrad(GradContext* ctx, const Grads& dy, Grads* dx, const char* y_wins) {
-  NodeOut x = ctx->input(0), y = ctx->input(1);
-  ASSIGN_OR_RETURN(NodeOut cmp, ctx->Op(y_wins, {x, y}));
-  ASSIGN_OR_RETURN(NodeOut mask, grad::Cast(ctx, cmp, x.dtype()));
-  ASSIGN_OR_RETURN(NodeOut gy, ctx->Op("Mul", {dy[0], mask}));
-  ASSIGN_OR_RETURN(NodeOut gx, ctx->Op("Sub", {dy[0], gy}));
+// Maximum and Minimum send the gradient to the input their output came from: x on ties (as
+// TensorFlow) and when x is NaN, y when y won or only y is NaN (the output is then y's NaN).
+// x_wins = (x == z) + isnan(x), two exclusive cases since NaN equals nothing.
+Status SelectGrad(GradContext* ctx, const Grads& dy, Grads* dx) {
+  NodeOut x = ctx->input(0), z = ctx->output(0);
+  ASSIGN_OR_RETURN(NodeOut x_is_z, ctx->Op("Equal", {x, z}));
+  ASSIGN_OR_RETURN(NodeOut x_chosen, grad::Cast(ctx, x_is_z, x.dtype()));
+  ASSIGN_OR_RETURN(NodeOut x_nan, grad::IsNanMask(ctx, x));
+  ASSIGN_OR_RETURN(NodeOut mask, ctx->Op("Add", {x_chosen, x_nan}));
+  ASSIGN_OR_RETURN(NodeOut gx, ctx->Op("Mul", {dy[0], mask}));
+  ASSIGN_OR_RETURN(NodeOut gy, ctx->Op("Sub", {dy[0], gx}));
   return ReduceBroadcastGrads(ctx, gx, gy, dx);
 }
 
-Status MaximumGrad(GradContext* ctx, const Grads& dy, Grads* dx) {
-  return SelectGrad(ctx, dy, dx, "Less");
-}
-Status MinimumGrad(GradContext* ctx, const Grads& dy, Grads* dx) {
-  return SelectGrad(ctx, dy, dx, "Greater");
-}
+Status MaximumGrad(GradContext* ctx, const Grads& dy, Grads* dx) { return SelectGrad(ctx, dy, dx); }
+Status MinimumGrad(GradContext* ctx, const Grads& dy, Grads* dx) { return SelectGrad(ctx, dy, dx); }
 
 // Unary ops: dx = g * f'(x), with f' written in terms of x or the output y.
 // Single() sets the one input's gradient.

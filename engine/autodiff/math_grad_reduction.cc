@@ -39,13 +39,19 @@ Status MeanGrad(GradContext* ctx, const Grads& dy, Grads* dx) {
   return Broadcast(ctx, mean_g, ones, dx);
 }
 
-// Max and Min: g goes to the elements equal to the result, split evenly between ties.
+// Max and Min: g goes to the elements equal to the result, split evenly between ties (as
+// TensorFlow). A NaN result (Max and Min propagate NaN) counts every NaN of its slice as equal
+// to it: indicators = (y == x) + isnan(y) * isnan(x).
 Status SelectedGrad(GradContext* ctx, const Grads& dy, Grads* dx) {
   NodeOut x = ctx->input(0);
   ASSIGN_OR_RETURN(NodeOut y, KeptGrad(ctx, ctx->output(0)));
   ASSIGN_OR_RETURN(NodeOut g, KeptGrad(ctx, dy[0]));
   ASSIGN_OR_RETURN(NodeOut equal, ctx->Op("Equal", {y, x}));
-  ASSIGN_OR_RETURN(NodeOut indicators, grad::Cast(ctx, equal, x.dtype()));
+  ASSIGN_OR_RETURN(NodeOut equal_values, grad::Cast(ctx, equal, x.dtype()));
+  ASSIGN_OR_RETURN(NodeOut y_nan, grad::IsNanMask(ctx, y));
+  ASSIGN_OR_RETURN(NodeOut x_nan, grad::IsNanMask(ctx, x));
+  ASSIGN_OR_RETURN(NodeOut both_nan, ctx->Op("Mul", {y_nan, x_nan}));
+  ASSIGN_OR_RETURN(NodeOut indicators, ctx->Op("Add", {equal_values, both_nan}));
   ASSIGN_OR_RETURN(NodeOut num_selected,
                    ctx->Op("Sum", {indicators, ctx->input(1)}, {{"keep_dims", true}}));
   ASSIGN_OR_RETURN(NodeOut share, ctx->Op("Div", {indicators, num_selected}));

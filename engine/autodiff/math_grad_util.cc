@@ -20,6 +20,13 @@ StatusOr<NodeOut> Cast(GradContext* ctx, NodeOut x, DataType dtype) {
   return ctx->Op("Cast", {x}, {{"DstT", dtype}});
 }
 
+StatusOr<NodeOut> IsNanMask(GradContext* ctx, NodeOut x) {
+  ASSIGN_OR_RETURN(NodeOut self_equal, ctx->Op("Equal", {x, x}));
+  ASSIGN_OR_RETURN(NodeOut not_nan, Cast(ctx, self_equal, x.dtype()));
+  ASSIGN_OR_RETURN(NodeOut ones, ctx->Op("OnesLike", {x}));
+  return ctx->Op("Sub", {ones, not_nan});
+}
+
 Status ReduceBroadcastGrads(GradContext* ctx, NodeOut gx, NodeOut gy, std::vector<NodeOut>* dx) {
   ASSIGN_OR_RETURN(NodeOut sx, ctx->Op("Shape", {ctx->input(0)}));
   ASSIGN_OR_RETURN(NodeOut sy, ctx->Op("Shape", {ctx->input(1)}));

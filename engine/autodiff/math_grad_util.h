@@ -14,6 +14,9 @@ StatusOr<NodeOut> Scalar(GradContext* ctx, DataType dtype, double value);
 StatusOr<NodeOut> IntVector(GradContext* ctx, const std::vector<int32_t>& values);
 // Cast(x) to `dtype`.
 StatusOr<NodeOut> Cast(GradContext* ctx, NodeOut x, DataType dtype);
+// 1 where x is NaN, 0 elsewhere, in x's dtype and shape: OnesLike(x) - Cast(Equal(x, x)).
+// (All zeros for integer x.) Max-like gradients use it to route the gradient to a NaN.
+StatusOr<NodeOut> IsNanMask(GradContext* ctx, NodeOut x);
 
 // For z = f(x, y) with NumPy broadcasting, where gx and gy are the gradients with respect to x
 // and y at z's (broadcast) shape: sums each over the axes its operand was repeated along and

@@ -1,5 +1,8 @@
 #include "engine/framework/allocator.h"
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdlib>
 
 namespace fb {
@@ -31,8 +34,25 @@ void Allocator::RecordFree(size_t bytes) {
   bytes_in_use_.fetch_sub(bytes, std::memory_order_relaxed);
 }
 
+namespace {
+
+// The machine's physical memory in bytes (SIZE_MAX when unknown). No single host buffer can be
+// larger and still be used: with memory overcommit, malloc would succeed and the first write
+// would bring the OOM killer instead of an error.
+size_t PhysicalMemoryBytes() {
+  static const size_t bytes = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return SIZE_MAX;
+    return static_cast<size_t>(pages) * static_cast<size_t>(page);
+  }();
+  return bytes;
+}
+
+}  // namespace
+
 void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
   if (alignment < kAlignment) alignment = kAlignment;
+  if (bytes > PhysicalMemoryBytes() || bytes > SIZE_MAX - alignment) return nullptr;
   // aligned_alloc needs a size that is a multiple of the alignment; free() takes any alignment.
   size_t rounded = (bytes + alignment - 1) / alignment * alignment;
   void* p = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);

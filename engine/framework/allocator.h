@@ -49,6 +49,7 @@ class Allocator : public std::enable_shared_from_this<Allocator> {
 };
 
 // Host memory through aligned operator new. One per CPU device, so stats are per device.
+// Returns nullptr for a buffer larger than the machine's physical memory.
 class CpuAllocator : public Allocator {
  public:
   explicit CpuAllocator(std::string name = "cpu") : name_(std::move(name)) {}

@@ -31,6 +31,10 @@ size_t BfcAllocator::NumChunks() const {
 void* BfcAllocator::AllocateRaw(size_t alignment, size_t bytes) {
   FB_CHECK(alignment <= kMinAllocationBytes) << "BfcAllocator aligns to " << kMinAllocationBytes
                                              << " bytes, asked for " << alignment;
+  // Beyond the limit (or half the address space when unlimited) no region can hold it, and the
+  // rounding and region doubling below would overflow.
+  const size_t max_bytes = memory_limit_bytes_ > 0 ? memory_limit_bytes_ : SIZE_MAX / 4;
+  if (bytes > max_bytes) return nullptr;
   const size_t rounded =
       std::max<size_t>(1, (bytes + kMinAllocationBytes - 1) / kMinAllocationBytes) *
       kMinAllocationBytes;

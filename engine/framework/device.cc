@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <new>
+#include <stdexcept>
 #include <thread>
 
 #include "engine/framework/op_kernel.h"
@@ -15,7 +17,17 @@ Device::Device(DeviceAttributes attrs) : attrs_(std::move(attrs)) {
   parsed_ = *parsed;
 }
 
-void Device::Compute(OpKernel* kernel, OpKernelContext* ctx) { kernel->Compute(ctx); }
+void Device::Compute(OpKernel* kernel, OpKernelContext* ctx) {
+  // Tensors a kernel constructs itself, DeepCopy, and std::vectors sized from its inputs throw
+  // when memory runs out: that is ResourceExhausted for this node, never an abort.
+  try {
+    kernel->Compute(ctx);
+  } catch (const std::bad_alloc& e) {
+    ctx->CtxFailure(ResourceExhausted("OOM in kernel '", kernel->name(), "' (", e.what(), ")"));
+  } catch (const std::length_error& e) {
+    ctx->CtxFailure(ResourceExhausted("OOM in kernel '", kernel->name(), "' (", e.what(), ")"));
+  }
+}
 
 void Device::ComputeAsync(AsyncOpKernel* kernel, OpKernelContext* ctx,
                           std::function<void()> done) {

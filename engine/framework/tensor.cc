@@ -1,5 +1,7 @@
 #include "engine/framework/tensor.h"
 
+#include <cstdint>
+#include <new>
 #include <sstream>
 
 namespace fb {
@@ -12,8 +14,9 @@ TensorBuffer::TensorBuffer(Allocator* allocator, DataType dtype, int64_t num_ele
   size_t elem = dtype == DataType::kString ? sizeof(std::string) : DataTypeSize(dtype);
   bytes_ = static_cast<size_t>(num_elements) * elem;
   data_ = allocator_->AllocateRaw(Allocator::kAlignment, bytes_);
-  FB_CHECK(data_ != nullptr) << "out of memory allocating " << bytes_ << " bytes from "
-                             << allocator_->Name();
+  // Out of memory is not an invariant violation: AllocateTensor turns this into
+  // ResourceExhausted, and Device::Compute does the same for tensors that kernels construct.
+  if (data_ == nullptr) throw std::bad_alloc();
   if (dtype == DataType::kString) {
     auto* s = static_cast<std::string*>(data_);
     for (int64_t i = 0; i < num_elements; ++i) new (s + i) std::string();
@@ -32,6 +35,11 @@ Tensor::Tensor(DataType dtype, const TensorShape& shape, Allocator* allocator)
     : dtype_(dtype), shape_(shape) {
   FB_CHECK(shape.IsFullyDefined()) << "Tensor shape must be fully defined, got "
                                    << shape.DebugString();
+  // A shape whose byte size does not fit in size_t cannot be allocated (num_elements()
+  // saturates at INT64_MAX on overflow, so the product below would wrap without this check).
+  size_t elem = dtype == DataType::kString ? sizeof(std::string) : DataTypeSize(dtype);
+  if (elem != 0 && static_cast<uint64_t>(shape.num_elements()) > SIZE_MAX / elem)
+    throw std::bad_alloc();
   buffer_ = std::make_shared<TensorBuffer>(allocator ? allocator : DefaultCpuAllocator(), dtype,
                                            shape.num_elements());
 }

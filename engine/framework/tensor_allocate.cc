@@ -1,6 +1,9 @@
 #include "engine/framework/tensor_allocate.h"
 
 #include <atomic>
+#include <cstdint>
+#include <new>
+#include <string>
 
 namespace fb {
 namespace {
@@ -34,20 +37,46 @@ class OneShotAllocator : public Allocator {
 
 }  // namespace
 
-StatusOr<Tensor> AllocateTensor(DataType dtype, const TensorShape& shape, Allocator* allocator) {
+StatusOr<size_t> TensorBytes(DataType dtype, const TensorShape& shape) {
   if (!shape.IsFullyDefined())
     return InvalidArgument("tensor shape ", shape.DebugString(), " is not fully defined");
+  int64_t n = 1;
+  for (int64_t d : shape.dim_sizes()) {
+    if (__builtin_mul_overflow(n, d, &n))
+      return InvalidArgument("tensor shape ", shape.DebugString(),
+                             " has too many elements: the product of its dimensions overflows "
+                             "int64");
+  }
+  const size_t elem = dtype == DataType::kString ? sizeof(std::string) : DataTypeSize(dtype);
+  size_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<size_t>(n), elem, &bytes))
+    return InvalidArgument("tensor ", DataTypeString(dtype), shape.DebugString(), " of ", n,
+                           " elements needs more than ", SIZE_MAX, " bytes");
+  return bytes;
+}
+
+Status OutOfMemory(DataType dtype, const TensorShape& shape, size_t bytes, Allocator* allocator) {
+  return ResourceExhausted("OOM when allocating tensor with shape", shape.DebugString(),
+                           " and type ", DataTypeString(dtype), " (", bytes,
+                           " bytes) from allocator ", allocator->Name());
+}
+
+StatusOr<Tensor> AllocateTensor(DataType dtype, const TensorShape& shape, Allocator* allocator) {
+  ASSIGN_OR_RETURN(size_t bytes, TensorBytes(dtype, shape));
   if (allocator == nullptr) allocator = DefaultCpuAllocator();
   // Only pooled allocators (GPU memory, pinned staging) take the proxy path: they live for the
   // whole process. A CPU device's allocator dies with its Session while fetched tensors live on,
-  // and those tensors must keep exactly the constructor's behaviour.
-  if (dtype == DataType::kString || !allocator->IsPooled())
-    return Tensor(dtype, shape, allocator);
-  const size_t bytes = static_cast<size_t>(shape.num_elements()) * DataTypeSize(dtype);
+  // and those tensors must keep exactly the constructor's behaviour; its out-of-memory is the
+  // std::bad_alloc the constructor throws.
+  if (dtype == DataType::kString || !allocator->IsPooled()) {
+    try {
+      return Tensor(dtype, shape, allocator);
+    } catch (const std::bad_alloc&) {
+      return OutOfMemory(dtype, shape, bytes, allocator);
+    }
+  }
   void* p = allocator->AllocateRaw(Allocator::kAlignment, bytes);
-  if (p == nullptr)
-    return ResourceExhausted("out of memory allocating ", DataTypeString(dtype),
-                             shape.DebugString(), " (", bytes, " bytes) from ", allocator->Name());
+  if (p == nullptr) return OutOfMemory(dtype, shape, bytes, allocator);
   return Tensor(dtype, shape, new OneShotAllocator(allocator, p));
 }
 

@@ -5,9 +5,13 @@
 
 namespace fb {
 
+// Saturates at INT64_MAX instead of overflowing (undefined behaviour): a shape computed from fed
+// values ([2^40, 2^40]) then reads as "too many elements" and fails allocation with a Status.
 int64_t TensorShape::num_elements() const {
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
+  for (int64_t d : dims_) {
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
+  }
   return n;
 }
 

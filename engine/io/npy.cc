@@ -7,6 +7,8 @@
 #include <sstream>
 #include <vector>
 
+#include "engine/framework/tensor_allocate.h"
+
 namespace fb {
 namespace {
 
@@ -100,8 +102,13 @@ StatusOr<DataType> DataTypeFromNpyDescr(const std::string& descr) {
 }
 
 StatusOr<Tensor> ReadNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return NotFound(path, ": cannot open .npy file");
+  // Every size the header declares is checked against the file before anything is allocated.
+  const std::streamoff end = in.tellg();
+  if (end < 0) return DataLoss(path, ": cannot determine the size of the .npy file");
+  const uint64_t file_bytes = static_cast<uint64_t>(end);
+  in.seekg(0);
   char prefix[kMagicLen + 2];
   if (!in.read(prefix, sizeof(prefix)) || std::memcmp(prefix, kMagic, kMagicLen) != 0) {
     return DataLoss(path, ": not a .npy file (bad magic)");
@@ -115,15 +122,29 @@ StatusOr<Tensor> ReadNpy(const std::string& path) {
     return DataLoss(path, ": truncated .npy header");
   }
   for (int i = len_size - 1; i >= 0; --i) header_len = header_len * 256 + len_bytes[i];
+  const uint64_t header_start = sizeof(prefix) + len_size;
+  if (header_len > file_bytes - header_start) {
+    return DataLoss(path, ": truncated .npy header: the header length field says ", header_len,
+                    " bytes, found ", file_bytes - header_start, " bytes after it");
+  }
   std::string header(header_len, '\0');
   if (!in.read(header.data(), header_len)) return DataLoss(path, ": truncated .npy header");
   ASSIGN_OR_RETURN(NpyHeader h, ParseHeader(header, path));
-  Tensor t(h.dtype, h.shape);
-  if (!in.read(static_cast<char*>(t.raw_data()), static_cast<std::streamsize>(t.ByteSize()))) {
-    return DataLoss(path, ": truncated .npy data: expected ", t.ByteSize(), " bytes for ",
-                    t.TypeAndShapeString());
+  auto bytes = TensorBytes(h.dtype, h.shape);
+  if (!bytes.ok()) return DataLoss(path, ": .npy shape ", h.shape.DebugString(), ": ",
+                                   bytes.status().message());
+  const uint64_t data_bytes = file_bytes - header_start - header_len;
+  if (*bytes > data_bytes) {
+    return DataLoss(path, ": truncated .npy data: expected ", *bytes, " bytes for ",
+                    DataTypeString(h.dtype), h.shape.DebugString(), ", found ", data_bytes);
   }
-  return t;
+  auto t = AllocateTensor(h.dtype, h.shape, nullptr);
+  if (!t.ok()) return t.status().WithPrefix(path + ": ");
+  if (!in.read(static_cast<char*>(t->raw_data()), static_cast<std::streamsize>(*bytes))) {
+    return DataLoss(path, ": truncated .npy data: expected ", *bytes, " bytes for ",
+                    t->TypeAndShapeString());
+  }
+  return std::move(*t);
 }
 
 Status WriteNpy(const Tensor& t, const std::string& path) {

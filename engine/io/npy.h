@@ -7,8 +7,11 @@
 // then the C-order element data.
 // dtypes: float16/32/64, int8/16/32/64, uint8/16/32/64, bool, complex64 ('<c8'). bfloat16 and
 // string tensors have no .npy encoding: writing them is Unimplemented.
-// Errors name the file: NotFound (missing), DataLoss (bad magic, truncated data, malformed
-// header), Unimplemented (fortran_order True, big-endian or unsupported descr).
+// Errors name the file: NotFound (missing), DataLoss (bad magic, malformed header, a header
+// length or shape that needs more bytes than the file has, "expected N bytes ..., found M", or
+// whose size overflows), ResourceExhausted (the data fits the file but not in memory),
+// Unimplemented (fortran_order True, big-endian or unsupported descr). Declared sizes are checked
+// against the file before anything is allocated.
 #include <string>
 
 #include "engine/framework/status.h"

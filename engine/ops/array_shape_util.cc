@@ -1,5 +1,6 @@
 #include "engine/ops/array_shape_util.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace fb {
@@ -72,8 +73,10 @@ StatusOr<TensorShape> ReshapeShape(const TensorShape& input, const std::vector<i
     } else if (requested[i] < 0) {
       return InvalidArgument("requested shape ", IntListString(requested),
                              " has a negative dimension ", requested[i], " at ", i);
-    } else {
-      known *= requested[i];
+    } else if (__builtin_mul_overflow(known, requested[i], &known)) {
+      return InvalidArgument("requested shape ", IntListString(requested),
+                             " has too many elements: the product of its dimensions overflows "
+                             "int64");
     }
   }
   TensorShape out(requested);
@@ -235,7 +238,12 @@ StatusOr<TensorShape> PadShape(const TensorShape& input, const std::vector<int64
     int64_t before = paddings[2 * i], after = paddings[2 * i + 1];
     if (before < 0 || after < 0)
       return InvalidArgument("paddings[", i, "] = [", before, ",", after, "] must be >= 0");
-    out.AddDim(AddDims(input.dim_size(i), before + after));
+    int64_t pad = 0, padded = 0;
+    if (__builtin_add_overflow(before, after, &pad) ||
+        __builtin_add_overflow(std::max<int64_t>(input.dim_size(i), 0), pad, &padded))
+      return InvalidArgument("paddings[", i, "] = [", before, ",", after, "] on dimension ",
+                             input.dim_size(i), " overflow int64");
+    out.AddDim(AddDims(input.dim_size(i), pad));
   }
   return out;
 }

@@ -24,11 +24,12 @@ const CwiseOpSpec kBinaryOps[] = {
     {"Sub", kNumeric, "z = x - y, broadcasting."},
     {"Mul", kNumeric, "z = x * y, broadcasting."},
     {"Div", kNumeric,
-     "z = x / y, broadcasting. Integer division truncates toward zero and fails on a zero "
-     "divisor (InvalidArgument)."},
+     "z = x / y, broadcasting. Integer division truncates toward zero, fails on a zero "
+     "divisor (InvalidArgument) and wraps the lowest value divided by -1 to the lowest value "
+     "(as NumPy and TensorFlow)."},
     {"Pow", kFloating, "z = x ^ y, broadcasting."},
-    {"Maximum", kNumeric, "z = max(x, y), broadcasting."},
-    {"Minimum", kNumeric, "z = min(x, y), broadcasting."},
+    {"Maximum", kNumeric, "z = max(x, y), broadcasting; NaN if x or y is NaN."},
+    {"Minimum", kNumeric, "z = min(x, y), broadcasting; NaN if x or y is NaN."},
 };
 
 const CwiseOpSpec kComparisonOps[] = {

@@ -13,8 +13,10 @@ const char* const kReductions[][2] = {
     {"Sum", "Sum of the elements along the reduced axes (0 over an empty axis)."},
     {"Mean", "Mean of the elements along the reduced axes (integer mean truncates; over an "
              "empty axis NaN for floats, 0 for integers)."},
-    {"Max", "Maximum along the reduced axes (the lowest value of T over an empty axis)."},
-    {"Min", "Minimum along the reduced axes (the highest value of T over an empty axis)."},
+    {"Max", "Maximum along the reduced axes (the lowest value of T over an empty axis; NaN if "
+            "any reduced element is NaN)."},
+    {"Min", "Minimum along the reduced axes (the highest value of T over an empty axis; NaN if "
+            "any reduced element is NaN)."},
 };
 
 const bool kRegistered = [] {
@@ -45,7 +47,8 @@ REGISTER_OP("ArgMax")
     .Attr("Tidx: {int32, int64} = \"int32\"")
     .Attr("output_type: {int32, int64} = \"int64\"")
     .SetShapeFn(ArgMaxShape)
-    .Doc("Index of the largest value along the scalar axis `dimension` (the first on ties). "
+    .Doc("Index of the largest value along the scalar axis `dimension` (the first on ties; the "
+         "first NaN if there is one, as NumPy). "
          "Output: input's shape without that axis. InvalidArgument if the "
          "axis is empty.");
 

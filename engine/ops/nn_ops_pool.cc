@@ -63,7 +63,8 @@ OpDefBuilder MaxPoolDef() {
   OpDefBuilder b("MaxPool");
   b.Input("input: T").Output("output: T");
   return PoolAttrs(b).SetShapeFn(PoolShapeFn).Doc(
-      "Maximum over each ksize window of the NHWC input, per channel.");
+      "Maximum over each ksize window of the NHWC input, per channel (NaN if the window holds "
+      "a NaN).");
 }
 
 OpDefBuilder AvgPoolDef() {
@@ -78,8 +79,8 @@ OpDefBuilder MaxPoolGradDef() {
   b.Input("orig_input: T").Input("orig_output: T").Input("grad: T").Output("output: T");
   return PoolAttrs(b).SetShapeFn(MaxPoolGradShapeFn).Doc(
       "Gradient of MaxPool w.r.t. its input: each grad value is routed to the first (in row-major "
-      "window order) input element that attained the window's maximum. Output: orig_input's "
-      "shape.");
+      "window order) input element that attained the window's maximum, or to the window's first "
+      "NaN. Output: orig_input's shape.");
 }
 
 OpDefBuilder AvgPoolGradDef() {

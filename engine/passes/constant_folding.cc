@@ -42,7 +42,7 @@ StatusOr<std::vector<Tensor>> Evaluate(const Node& n) {
   params.kernel = kernel.get();
   params.inputs = &inputs;
   OpKernelContext ctx(&params);
-  kernel->Compute(&ctx);
+  FoldingDevice()->Compute(kernel.get(), &ctx);  // out of memory is a Status, not an abort
   RETURN_IF_ERROR(ctx.status());
   std::vector<Tensor> outs;
   for (int i = 0; i < n.num_outputs(); ++i) {

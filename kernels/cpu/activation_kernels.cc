@@ -1,7 +1,9 @@
 // CPU kernels for Relu, Sigmoid, Tanh, their gradient ops, BiasAdd and BiasAddGrad
 // (engine/ops/nn_ops_activation.cc). Element-wise work is vectorised by Eigen and sharded over
-// the intra-op pool.
+// the intra-op pool. Relu(NaN) is NaN and ReluGrad routes no gradient to a NaN feature (the
+// feature is not > 0), as TensorFlow's kernels do.
 #include "kernels/cpu/activation.h"
+#include "kernels/cpu/cwise_binary.h"
 
 namespace fb {
 namespace {
@@ -12,7 +14,10 @@ using nn::UnaryKernel;
 struct ReluFn {
   static constexpr int64_t kCostNs = 1;
   template <typename X, typename Y>
-  static void Apply(const X& x, Y* y) { *y = x.cwiseMax(typename X::Scalar(0)); }
+  static void Apply(const X& x, Y* y) {  // Relu(NaN) = NaN, as TensorFlow's
+    using T = typename X::Scalar;
+    *y = x.binaryExpr(X::PlainObject::Constant(x.size(), T(0)), cwise::MaxOp<T>());
+  }
 };
 struct SigmoidFn {
   static constexpr int64_t kCostNs = 4;

@@ -84,6 +84,33 @@ bool HasZero(const Tensor& t) {
   return (t.flat<T>() == T(0)).any();
 }
 
+// Integer x / y truncated towards zero (C++ and TensorFlow's Div on integers), with the one
+// quotient that does not fit defined as NumPy and TensorFlow's wrap-around:
+// lowest() / -1 == lowest() (dividing it in hardware raises SIGFPE). Division by zero is
+// rejected before this runs (BinaryOp's InvalidArgument "integer division by zero").
+template <typename T>
+struct IntDivOp {
+  using result_type = T;
+  T operator()(const T& x, const T& y) const {
+    static_assert(std::is_integral_v<T>);
+    if constexpr (std::is_signed_v<T>) {
+      if (y == T(-1)) return static_cast<T>(std::make_unsigned_t<T>(0) -
+                                            static_cast<std::make_unsigned_t<T>>(x));
+    }
+    return x / y;
+  }
+};
+
+// Elementwise max/min that return NaN when either operand is NaN, as TensorFlow's and NumPy's
+// maximum/minimum do (Eigen's default returns one operand or the other depending on the SIMD
+// path). Integer types keep Eigen's fast functor.
+template <typename T>
+using MaxOp = Eigen::internal::scalar_max_op<
+    T, T, std::is_floating_point_v<T> ? Eigen::PropagateNaN : Eigen::PropagateFast>;
+template <typename T>
+using MinOp = Eigen::internal::scalar_min_op<
+    T, T, std::is_floating_point_v<T> ? Eigen::PropagateNaN : Eigen::PropagateFast>;
+
 // kCostNs: rough cost of one output element in ns, for splitting over threads.
 template <typename T, typename Functor, int kCostNs = 1>
 class BinaryOp : public OpKernel {
@@ -94,8 +121,8 @@ class BinaryOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     const Tensor& y = ctx->input(1);
-    if constexpr (std::is_integral_v<T> &&
-                  std::is_same_v<Functor, Eigen::internal::scalar_quotient_op<T, T>>) {
+    if constexpr (std::is_integral_v<T> && (std::is_same_v<Functor, IntDivOp<T>> ||
+                  std::is_same_v<Functor, Eigen::internal::scalar_quotient_op<T, T>>)) {
       OP_REQUIRES(ctx, !HasZero<T>(y), InvalidArgument("integer division by zero"));
     }
     if (x.shape() == y.shape() || x.dims() == 0 || y.dims() == 0) return ComputeSimple(ctx, x, y);

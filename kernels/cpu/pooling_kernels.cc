@@ -1,12 +1,15 @@
 // CPU MaxPool, AvgPool, MaxPoolGrad and AvgPoolGrad over NHWC tensors
 // (engine/ops/nn_ops_pool.cc). Work is sharded over images (their gradients are disjoint);
-// within an image each window is reduced over channels as Eigen vectors. MaxPoolGrad recomputes
-// each window's argmax per channel (the first maximum in row-major window order, as
-// TensorFlow's CPU kernel does) and routes the gradient there.
+// within an image each window is reduced over channels as Eigen vectors. MaxPool propagates NaN
+// (a NaN in a window makes its output NaN, as TensorFlow's and NumPy's max do). MaxPoolGrad
+// recomputes each window's argmax per channel (the first NaN in row-major window order if the
+// window has one, else the first maximum, as TensorFlow's CPU kernel does) and routes the
+// gradient there.
 #include <algorithm>
 #include <limits>
 
 #include "engine/ops/nn_ops_common.h"
+#include "kernels/cpu/cwise_binary.h"
 #include "kernels/cpu/nn_kernel_util.h"
 
 namespace fb {
@@ -87,7 +90,7 @@ class PoolOp : public PoolKernelBase {
         for (int64_t h = w.h_lo; h < w.h_hi; ++h)
           for (int64_t c = w.w_lo; c < w.w_hi; ++c) {
             nn::ConstArrayMap<T> v(x + (h * s.cols.in + c) * depth, depth);
-            if (kMax) acc = acc.max(v);
+            if (kMax) acc = acc.binaryExpr(v, cwise::MaxOp<T>());
             else acc += v;
           }
         if (!kMax) acc /= T(w.Count());
@@ -95,6 +98,12 @@ class PoolOp : public PoolKernelBase {
     });
   }
 };
+
+// Whether `v` replaces `best` as a window's argmax: larger, or the window's first NaN (v != v).
+template <typename T>
+bool Beats(T v, T best) {
+  return v > best || (v != v && best == best);
+}
 
 template <typename T>
 class MaxPoolGradOp : public PoolKernelBase {
@@ -126,7 +135,7 @@ class MaxPoolGradOp : public PoolKernelBase {
           for (int64_t col = w.w_lo; col < w.w_hi; ++col) {
             int64_t base = (h * s.cols.in + col) * depth;
             for (int64_t c = 0; c < depth; ++c)
-              if (x[base + c] > best[c]) best[c] = x[base + c], argmax[c] = base + c;
+              if (Beats(x[base + c], best[c])) best[c] = x[base + c], argmax[c] = base + c;
           }
         for (int64_t c = 0; c < depth; ++c) dx[argmax[c]] += g[w.out * depth + c];
       });

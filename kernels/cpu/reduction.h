@@ -24,22 +24,34 @@ struct SumReducer {
   static void Accumulate(A& acc, const B& b) { acc += b; }
 };
 
+// Max and Min propagate NaN (TensorFlow and NumPy): a NaN anywhere in a reduced slice makes its
+// result NaN, on every path (long vectors, rows, strided columns).
 struct MaxReducer {
   template <typename T>
   static T Identity() { return std::numeric_limits<T>::lowest(); }
   template <typename A>
-  static auto Reduce(const A& a) { return a.maxCoeff(); }
+  static auto Reduce(const A& a) {
+    using T = typename A::Scalar;
+    return a.redux(cwise::MaxOp<T>());
+  }
   template <typename A, typename B>
-  static void Accumulate(A& acc, const B& b) { acc = acc.max(b); }
+  static void Accumulate(A& acc, const B& b) {
+    acc = acc.binaryExpr(b, cwise::MaxOp<typename A::Scalar>());
+  }
 };
 
 struct MinReducer {
   template <typename T>
   static T Identity() { return std::numeric_limits<T>::max(); }
   template <typename A>
-  static auto Reduce(const A& a) { return a.minCoeff(); }
+  static auto Reduce(const A& a) {
+    using T = typename A::Scalar;
+    return a.redux(cwise::MinOp<T>());
+  }
   template <typename A, typename B>
-  static void Accumulate(A& acc, const B& b) { acc = acc.min(b); }
+  static void Accumulate(A& acc, const B& b) {
+    acc = acc.binaryExpr(b, cwise::MinOp<typename A::Scalar>());
+  }
 };
 
 // out[o, c] = reduce over k of in[o, k, c], for a row-major [outer, r, inner] input with r >= 1.

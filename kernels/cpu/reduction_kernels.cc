@@ -55,7 +55,8 @@ class ReductionOp : public OpKernel {
   bool keep_dims_ = false;
 };
 
-// Index of the first largest value along one axis, for a row-major [outer, r, inner] view.
+// Index of the first largest value along one axis, for a row-major [outer, r, inner] view; the
+// index of the first NaN when the slice has one (NumPy's argmax; NaN compares false otherwise).
 template <typename T, typename Tout>
 void ArgMax3D(ThreadPool* pool, const T* in, Tout* out, int64_t outer, int64_t r, int64_t inner) {
   pool->ParallelFor(outer * inner, r, [&](int64_t begin, int64_t end) {
@@ -63,7 +64,9 @@ void ArgMax3D(ThreadPool* pool, const T* in, Tout* out, int64_t outer, int64_t r
       const T* p = in + (i / inner) * r * inner + i % inner;
       int64_t best = 0;
       for (int64_t k = 1; k < r; ++k)
-        if (p[k * inner] > p[best * inner]) best = k;
+        if (p[k * inner] > p[best * inner] ||
+            (p[k * inner] != p[k * inner] && p[best * inner] == p[best * inner]))
+          best = k;
       out[i] = static_cast<Tout>(best);
     }
   });

@@ -176,7 +176,7 @@ GpuDevice::~GpuDevice() {
 
 void GpuDevice::Compute(OpKernel* kernel, OpKernelContext* ctx) {
   cudaSetDevice(ordinal_);
-  kernel->Compute(ctx);
+  Device::Compute(kernel, ctx);  // turns std::bad_alloc (host tensors, vectors) into a Status
   if (ctx->status().ok()) ctx->SetStatus(CudaStatus(cudaGetLastError(), "kernel launch"));
 }
 

@@ -64,7 +64,8 @@ TEST_CASE("IDX reader: corrupt headers are DataLoss naming the file and the prob
       {{0, 0}, "truncated header (2 of 4 magic bytes)"},
       {{0, 0, 8, 2, 0, 0, 0, 2}, "truncated header: 2 dimensions need 8 bytes, found 4"},
       {{0, 0, 8, 1, 0, 0, 0, 0}, "dimension 0 is 0"},
-      {Idx2x3({1, 2, 3, 4, 5}), "truncated data: the header's dimensions need 6 bytes, found 5"},
+      {Idx2x3({1, 2, 3, 4, 5}), "truncated data: the header's dimensions need 6 bytes, found 5 "
+                                "in the file after its 12-byte header"},
       {Idx2x3({1, 2, 3, 4, 5, 6, 7}), "trailing bytes after the 6 bytes the header's dimensions "
                                       "describe"},
   };
