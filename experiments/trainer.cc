@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -188,8 +189,8 @@ StatusOr<CheckpointEvery> ParseCheckpointEvery(const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (number.empty() || used != number.size() || every.seconds < 0 || every.steps < 0 ||
-      (every.seconds == 0 && every.steps == 0)) {
+  if (number.empty() || used != number.size() || !std::isfinite(every.seconds) ||
+      every.seconds < 0 || every.steps < 0 || (every.seconds == 0 && every.steps == 0)) {
     return InvalidArgument("checkpoint interval '", text,
                            "': expected a positive number of steps (500) or seconds (30s)");
   }
@@ -223,6 +224,12 @@ StatusOr<TrainResult> Train(const TrainOptions& o, std::shared_ptr<const dataset
   const Clock::time_point t0 = Clock::now();
   if (!train) return InvalidArgument("no training dataset");
   RETURN_IF_ERROR(CheckOptions(o, *train));
+  if (test && test->image_shape() != train->image_shape()) {
+    return InvalidArgument("test set '", test->name, "' has images of shape ",
+                           TensorShape(test->image_shape()).DebugString(), ", training set '",
+                           train->name, "' has ", TensorShape(train->image_shape()).DebugString(),
+                           ": both must have the same image shape");
+  }
   ModelOptions mo = o.model_options;
   mo.dataset = RegisterTrainSet(train);
   mo.image_shape = train->image_shape();
