@@ -64,9 +64,11 @@ FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
   cmd->add_option("--checkpoint-every", o->checkpoint_every, "Steps between checkpoints")
       ->check(PositiveCount(kMaxSteps))->capture_default_str();
   cmd->add_flag("--resume", o->resume, "Restore the newest checkpoint first");
-  cmd->add_option("--fail-at-step", o->fail_at_step, "Fault injection: the last rank exits in this step")
+  cmd->add_option("--fail-at-step", o->fail_at_step,
+                  "Fault injection: the last rank exits in this step")
       ->check(IntRange(0, kMaxSteps));
-  cmd->add_option("--max-final-loss", o->max_final_loss, "Fail if the final held-out loss is above this")
+  cmd->add_option("--max-final-loss", o->max_final_loss,
+                  "Fail if the final held-out loss is above this")
       ->check(FiniteRange(0, 1e30));
   cmd->add_option("--trace", o->trace_path, "Mode sync: write an HDF5 trace of every step (FILE.h5)");
   cmd->add_option("--export-graph", o->export_graph, "Mode sync: write one training step's GraphDef JSON");

@@ -1,7 +1,8 @@
 // `flowbench place`: runs placers on a graph and prints (and writes as JSON) each placement's
 // summary: the placer's time, the cost model's predicted step time, bytes crossing devices and
 // peak memory per device (whitepaper 3.2.1).
-//   flowbench place (--graph FILE.json | --synthetic LAYERSxWIDTH | --model mlp|lenet [--batch-size N])
+//   flowbench place (--graph FILE.json | --synthetic LAYERSxWIDTH
+//                    | --model mlp|lenet [--batch-size N])
 //                   [--devices cpu:N | --device-config FILE.json] [--links FILE.json]
 //                   [--placers single,round_robin,random,greedy,heft] [--feed NAME=D0,D1,...]
 //                   [--measured TRACE.h5] [--seed N] [--json OUT.json]

@@ -71,7 +71,8 @@ Status RunWithDeadline(Session* session, const RunArgs& a,
   }
   cv.notify_all();
   watchdog.join();
-  if (s.code() == Code::kDeadlineExceeded) return s.WithPrefix("--timeout " + fmt::format("{}", a.timeout_s) + " s: ");
+  if (s.code() == Code::kDeadlineExceeded)
+    return s.WithPrefix(fmt::format("--timeout {} s: ", a.timeout_s));
   return s;
 }
 

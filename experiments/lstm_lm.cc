@@ -84,9 +84,10 @@ LstmLmGraph BuildLstmLm(const Scope& root, int vocab, const LstmLmConfig& config
   Output count = ops::Cast(s, ops::Mul(s, steps, ops::Const(s, int32_t{B})), DataType::kFloat);
   m.loss = ops::Div(root.WithOpName("loss"), out[3], count);
   std::unique_ptr<Optimizer> opt;
-  if (config.optimizer == "sgd") opt = std::make_unique<GradientDescentOptimizer>(config.learning_rate);
-  else if (config.optimizer == "momentum") opt = std::make_unique<MomentumOptimizer>(config.learning_rate, 0.9);
-  else opt = std::make_unique<AdamOptimizer>(config.learning_rate);
+  const double lr = config.learning_rate;
+  if (config.optimizer == "sgd") opt = std::make_unique<GradientDescentOptimizer>(lr);
+  else if (config.optimizer == "momentum") opt = std::make_unique<MomentumOptimizer>(lr, 0.9);
+  else opt = std::make_unique<AdamOptimizer>(lr);
   m.train = opt->Minimize(root.WithOpName("train"), m.loss, {p.w, p.b, p.w_out, p.b_out});
   for (const Output& init : opt->initializers()) m.initializers.push_back(init);
   return m;

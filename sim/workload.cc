@@ -37,8 +37,8 @@ Status ParseStragglers(const std::string& text, WorkloadOptions* options) {
   const double f = colon == std::string::npos ? 0 : std::strtod(text.c_str() + colon + 1, &end2);
   if (colon == std::string::npos || end1 != text.c_str() + colon || end2 == nullptr ||
       *end2 != '\0' || !(p >= 0 && p <= 1) || !(f >= 1 && std::isfinite(f)))
-    return InvalidArgument("--stragglers must be P:F with 0 <= P <= 1 and finite F >= 1, got '", text,
-                           "'");
+    return InvalidArgument("--stragglers must be P:F with 0 <= P <= 1 and finite F >= 1, got '",
+                           text, "'");
   options->straggler_probability = p;
   options->straggler_slowdown = f;
   return Status::OK();

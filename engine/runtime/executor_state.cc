@@ -238,7 +238,8 @@ CancellationToken ExecutorState::RegisterInFlight(const TaggedNode& tagged) {
   const Node* node = impl_.item(tagged.id).node;
   std::string what = node->op() + " '" + node->name() + "' on " + impl_.device()->name();
   if (tagged.frame != &root_frame_)
-    what += " (frame '" + FrameNameOf(*tagged.frame) + "', iteration " + std::to_string(tagged.iter) + ")";
+    what += " (frame '" + FrameNameOf(*tagged.frame) + "', iteration " +
+            std::to_string(tagged.iter) + ")";
   CancellationToken token = cm->get_cancellation_token();
   cm->RegisterCallback(token, std::move(what), nullptr);
   return token;

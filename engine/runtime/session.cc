@@ -25,7 +25,8 @@ Status CancelStep(const RunOptions& options, CancellationManager* cancellation,
   for (const std::string& p : in_flight) pending += (pending.empty() ? "" : ", ") + p;
   Status deadline = DeadlineExceeded(
       "Session::Run: the step did not finish within ", options.timeout_in_ms,
-      " ms; pending nodes: ", pending.empty() ? "none waiting (nodes were still running)" : pending);
+      " ms; pending nodes: ",
+      pending.empty() ? "none waiting (nodes were still running)" : pending);
   rendezvous->StartAbort(deadline);
   if (options.on_deadline) options.on_deadline(deadline);
   return deadline;

@@ -103,7 +103,8 @@ void Queue::Cancel(CancellationToken token) {
     }
     for (auto it = dequeues_.begin(); it != dequeues_.end(); ++it) {
       if (it->token != token) continue;
-      for (auto t = it->taken.rbegin(); t != it->taken.rend(); ++t) elements_.push_front(std::move(*t));
+      for (auto t = it->taken.rbegin(); t != it->taken.rend(); ++t)
+        elements_.push_front(std::move(*t));
       ready.push_back([d = std::move(it->done), n = options_.name, want = it->n] {
         d(Cancelled("dequeue from queue '", n, "' cancelled: waiting for ", want,
                     " element(s) that never arrived"), {});

@@ -49,7 +49,8 @@ struct Cli {
   std::string Corpus() const {
     fs::create_directories(dir + "/corpus");
     std::ofstream out(dir + "/corpus/text");
-    for (int i = 0; i < 200; ++i) out << "the quick brown fox jumps over the lazy dog " << i << "\n";
+    for (int i = 0; i < 200; ++i)
+      out << "the quick brown fox jumps over the lazy dog " << i << "\n";
     return dir + "/corpus";
   }
 };
@@ -178,8 +179,8 @@ TEST_CASE("flowbench run --timeout ends a dequeue that never completes, naming i
   Output q = ops::FIFOQueue(root.WithOpName("q"), {DataType::kFloat}, qo);
   ops::QueueDequeue(root.WithOpName("wait_forever"), q, {DataType::kFloat});
   WriteGraph(root, cli.dir + "/g.json");
-  const int rc = cli.Run("run --graph " + cli.dir + "/g.json --fetch wait_forever:0 --timeout 0.5 --out " +
-                         cli.dir);
+  const int rc = cli.Run("run --graph " + cli.dir +
+                         "/g.json --fetch wait_forever:0 --timeout 0.5 --out " + cli.dir);
   CHECK(rc == 1);
   CHECK(cli.seconds < 8);
   CHECK_THAT(cli.Stderr(), Catch::Contains("--timeout 0.5") &&
