@@ -80,6 +80,10 @@ TEST_CASE("flowbench refuses non-finite and out-of-range float flags naming the 
   ExpectRejected(cli, "train --momentum 1.5", "--momentum", "1.5");
   ExpectRejected(cli, "dist-train --max-final-loss nan", "--max-final-loss", "nan");
   ExpectRejected(cli, "run --graph g.json --fetch y:0 --timeout -1", "--timeout", "-1");
+  ExpectRejected(cli, "sim --model mlp --platform p.xml --stragglers 0.5:inf", "--stragglers",
+                 "0.5:inf");
+  ExpectRejected(cli, "sim --model mlp --platform p.xml --stragglers 0.5:1e400", "--stragglers",
+                 "0.5:1e400");
   // The old spelling is checked as the canonical one (the message names the option).
   ExpectRejected(cli, "lstm --learning-rate nan", "--lr", "nan");
 }
