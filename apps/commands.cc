@@ -1,5 +1,6 @@
 #include "apps/commands.h"
 
+#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -25,5 +26,13 @@ void Fail(const std::string& command, const Status& s) {
 }
 
 int ExitCode() { return g_exit_code; }
+
+std::vector<std::string> ProcessArgs() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  return args;
+}
 
 }  // namespace fb::apps

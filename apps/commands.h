@@ -3,6 +3,7 @@
 // FB_REGISTER_COMMAND, so adding a subcommand is adding a file.
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -17,6 +18,8 @@ void RegisterAllCommands(CLI::App* app);
 // Prints a failed Status to stderr ("flowbench <cmd>: <status>") and sets the exit code to 1.
 void Fail(const std::string& command, const Status& s);
 int ExitCode();
+// This process's argv, read from /proc/self/cmdline (for traces' command_line attribute).
+std::vector<std::string> ProcessArgs();
 
 struct CommandRegistrar {
   CommandRegistrar(const std::string& name, CommandSetup setup) { RegisterCommand(name, std::move(setup)); }

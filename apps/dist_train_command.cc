@@ -1,7 +1,8 @@
-// `flowbench dist-train` (issue 5): data-parallel training over an mpirun job, and
+// `flowbench dist-train`: data-parallel training over an mpirun job, and
 // `flowbench supervise`, which relaunches a failed job with --resume (whitepaper 3.3).
 //   mpirun -np 4 flowbench dist-train --cluster ps=1,worker=3 --mode sync --steps 100
-//   mpirun -np 3 flowbench dist-train --model lenet --steps 200 --trace t.h5 --export-graph g.json
+//   mpirun -np 3 flowbench dist-train --model lenet --steps 200 --batch-size 32 --lr 0.05
+//     --trace t.h5 --export-graph g.json --metrics-json m.json
 //   flowbench supervise -- mpirun -np 3 flowbench dist-train --checkpoint-dir ck --fail-at-step 25
 // The flags map onto mpi/dist_train.h's DistTrainOptions; the work is in mpi/.
 #include <mpi.h>
@@ -10,6 +11,7 @@
 #include <iostream>
 
 #include "apps/commands.h"
+#include "apps/flag_checks.h"
 #include "kernels/cpu/matmul.h"
 #include "mpi/dist_train.h"
 #include "mpi/mpi_status.h"
@@ -45,22 +47,34 @@ FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
   auto* o = &options;
   cmd->add_option("--cluster", o->cluster, "Jobs in rank order, e.g. ps=1,worker=3");
   cmd->add_option("--model", o->model, "linear | lenet | mlp (Fashion-MNIST)")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Weight initialisation seed (lenet, mlp)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Weight initialisation seed (lenet, mlp)")
+      ->check(IntRange(0, INT64_MAX))->capture_default_str();
   cmd->add_option("--mode", o->mode, "sync | async | backup | allreduce")->capture_default_str();
-  cmd->add_option("--steps", o->steps, "Training steps")->capture_default_str();
-  cmd->add_option("--batch", o->batch_per_replica, "Examples per replica per step")->capture_default_str();
-  cmd->add_option("--lr", o->learning_rate, "Learning rate")->capture_default_str();
-  cmd->add_option("--backups", o->backups, "Backup workers (mode backup)")->capture_default_str();
-  cmd->add_option("--features", o->features, "Model input features")->capture_default_str();
+  cmd->add_option("--steps", o->steps, "Training steps")
+      ->check(PositiveCount(kMaxSteps))->capture_default_str();
+  cmd->add_option("--batch-size,--batch", o->batch_per_replica, "Examples per replica per step")
+      ->check(PositiveCount(kMaxBatchSize))->capture_default_str();
+  cmd->add_option("--lr,--learning-rate", o->learning_rate, "Learning rate (SGD)")
+      ->check(FiniteRange(1e-12, kMaxLearningRate))->capture_default_str();
+  cmd->add_option("--backups", o->backups, "Backup workers (mode backup)")
+      ->check(IntRange(0, kMaxTasks))->capture_default_str();
+  cmd->add_option("--features", o->features, "Model input features (linear)")
+      ->check(PositiveCount(kMaxUnits))->capture_default_str();
   cmd->add_option("--checkpoint-dir", o->checkpoint_dir, "Checkpoint directory");
-  cmd->add_option("--checkpoint-every", o->checkpoint_every, "Steps between checkpoints")->capture_default_str();
+  cmd->add_option("--checkpoint-every", o->checkpoint_every, "Steps between checkpoints")
+      ->check(PositiveCount(kMaxSteps))->capture_default_str();
   cmd->add_flag("--resume", o->resume, "Restore the newest checkpoint first");
-  cmd->add_option("--fail-at-step", o->fail_at_step, "Fault injection: the last rank exits in this step");
-  cmd->add_option("--max-final-loss", o->max_final_loss, "Fail if the final held-out loss is above this");
+  cmd->add_option("--fail-at-step", o->fail_at_step,
+                  "Fault injection: the last rank exits in this step")
+      ->check(IntRange(0, kMaxSteps));
+  cmd->add_option("--max-final-loss", o->max_final_loss,
+                  "Fail if the final held-out loss is above this")
+      ->check(FiniteRange(0, 1e30));
   cmd->add_option("--trace", o->trace_path, "Mode sync: write an HDF5 trace of every step (FILE.h5)");
   cmd->add_option("--export-graph", o->export_graph, "Mode sync: write one training step's GraphDef JSON");
+  cmd->add_option("--metrics-json", o->metrics_json, "Rank 0 writes the run's metrics as JSON");
   cmd->callback([o]() {
-    for (const std::string& file : {o->trace_path, o->export_graph}) {  // like `train`'s out/
+    for (const std::string& file : {o->trace_path, o->export_graph, o->metrics_json}) {
       std::error_code ec;
       if (std::filesystem::path p(file); p.has_parent_path())
         std::filesystem::create_directories(p.parent_path(), ec);
@@ -76,7 +90,8 @@ FB_REGISTER_COMMAND("supervise", [](CLI::App* app) {
   static std::vector<std::string> command_line;
   auto* o = &options;
   auto* command = &command_line;
-  cmd->add_option("--max-restarts", o->max_restarts, "Relaunches before giving up")->capture_default_str();
+  cmd->add_option("--max-restarts", o->max_restarts, "Relaunches before giving up")
+      ->check(IntRange(0, 1000))->capture_default_str();
   cmd->add_option("--resume-flag", o->resume_flag, "Flag appended on relaunch")->capture_default_str();
   cmd->add_option("command", *command, "The command, after --")->required();
   cmd->callback([o, command]() {

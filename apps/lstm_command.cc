@@ -1,42 +1,110 @@
-// `flowbench lstm`: trains the character-level LSTM language model (experiments/lstm_lm.h,
-// issue 8) on a Debian text corpus and prints held-out perplexity next to the unigram baseline.
+// `flowbench lstm`: trains the character-level LSTM language model (experiments/lstm_lm.h) on a
+// Debian text corpus and prints held-out perplexity next to the unigram baseline.
+//   flowbench lstm --steps 300 --batch-size 32 --seq-len 32 --hidden 128 --optimizer adam
+//     --lr 0.005 --threads 2 --seed 1 --trace out/lstm.h5 --metrics-json out/lstm-metrics.json
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "apps/flag_checks.h"
 #include "experiments/lstm_lm.h"
 
 namespace fb::apps {
 namespace {
 
-void Run(const experiments::LstmLmConfig& config) {
-  auto r = experiments::TrainLstmLm(config, &std::cout);
-  if (!r.ok()) return Fail("lstm", r.status());
+struct LstmFlags {
+  experiments::LstmLmConfig config;
+  std::string metrics_json;
+};
+
+Status WriteMetricsJson(const std::string& path, const experiments::LstmLmConfig& c,
+                        const experiments::LstmLmResult& r) {
+  std::vector<double> ms = r.step_ms;
+  double median = 0;
+  if (!ms.empty()) {
+    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+    median = ms[ms.size() / 2];
+  }
+  nlohmann::json j = {{"model", "lstm"}, {"corpus", c.corpus_dir}, {"steps", c.steps},
+                      {"batch_size", c.batch}, {"seq_len", c.seq_len}, {"hidden", c.hidden},
+                      {"optimizer", c.optimizer}, {"learning_rate", c.learning_rate},
+                      {"threads", c.threads}, {"seed", c.seed}, {"vocab", r.vocab},
+                      {"first_loss", r.first_loss}, {"final_loss", r.last_loss},
+                      {"unigram_perplexity", r.unigram_perplexity},
+                      {"heldout_perplexity_before", r.heldout_perplexity_before},
+                      {"heldout_perplexity", r.heldout_perplexity},
+                      {"ms_per_step_median", median}, {"train_s", r.train_seconds}};
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  std::ofstream out(path);
+  out << j.dump(2) << "\n";
+  out.close();
+  if (!out) return Internal("cannot write metrics JSON '", path, "'");
+  return Status::OK();
+}
+
+Status Run(LstmFlags& f, const std::vector<std::string>& argv) {
+  experiments::LstmLmConfig& config = f.config;
+  if (!config.trace_path.empty()) {
+    std::vector<const char*> args;
+    for (const std::string& a : argv) args.push_back(a.c_str());
+    config.trace_metadata =
+        DefaultTraceMetadata(TraceMode::kReal, static_cast<int>(args.size()), args.data());
+    const std::filesystem::path p(config.trace_path);
+    std::error_code ec;
+    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  }
+  ASSIGN_OR_RETURN(experiments::LstmLmResult r, experiments::TrainLstmLm(config, &std::cout));
   std::cout << fmt::format(
       "corpus {}: {} training chars, {} held-out chars, vocabulary {}\n"
-      "LSTM H={} B={} T={}: {} Adam steps in {:.1f} s ({:.0f} ms/step)\n"
+      "LSTM H={} B={} T={}: {} {} steps in {:.1f} s ({:.0f} ms/step)\n"
       "held-out perplexity: unigram baseline {:.2f}, LSTM before training {:.2f}, after {:.2f}\n",
-      config.corpus_dir, r->train_chars, r->heldout_chars, r->vocab, config.hidden, config.batch,
-      config.seq_len, config.steps, r->train_seconds, 1000 * r->train_seconds / config.steps,
-      r->unigram_perplexity, r->heldout_perplexity_before, r->heldout_perplexity);
+      config.corpus_dir, r.train_chars, r.heldout_chars, r.vocab, config.hidden, config.batch,
+      config.seq_len, config.steps, config.optimizer, r.train_seconds,
+      1000 * r.train_seconds / config.steps, r.unigram_perplexity, r.heldout_perplexity_before,
+      r.heldout_perplexity);
+  if (!config.trace_path.empty()) std::cout << "trace: " << config.trace_path << "\n";
+  if (!f.metrics_json.empty()) RETURN_IF_ERROR(WriteMetricsJson(f.metrics_json, config, r));
+  return Status::OK();
 }
 
 FB_REGISTER_COMMAND("lstm", [](CLI::App* app) {
-  static experiments::LstmLmConfig lstm_config;
-  auto* config = &lstm_config;
+  static LstmFlags lstm_flags;
+  auto* f = &lstm_flags;
+  auto* config = &f->config;
   auto* cmd = app->add_subcommand("lstm", "Train the char-level LSTM language model (WhileLoop)");
   cmd->add_option("--corpus", config->corpus_dir, "Directory of text files")->capture_default_str();
-  cmd->add_option("--steps", config->steps, "Adam steps")->capture_default_str();
-  cmd->add_option("--hidden", config->hidden, "LSTM units")->capture_default_str();
-  cmd->add_option("--batch", config->batch, "Sequences per step")->capture_default_str();
+  cmd->add_option("--steps", config->steps, "Optimizer steps")
+      ->check(PositiveCount(kMaxSteps))->capture_default_str();
+  cmd->add_option("--hidden", config->hidden, "LSTM units")
+      ->check(PositiveCount(kMaxUnits))->capture_default_str();
+  cmd->add_option("--batch-size,--batch", config->batch, "Sequences per step")
+      ->check(PositiveCount(kMaxBatchSize))->capture_default_str();
   cmd->add_option("--seq-len", config->seq_len, "Time steps per training sequence")
-      ->capture_default_str();
-  cmd->add_option("--lr", config->learning_rate, "Adam learning rate")->capture_default_str();
-  cmd->add_option("--threads", config->threads, "Inter-op threads")->capture_default_str();
+      ->check(PositiveCount(kMaxSeqLen))->capture_default_str();
+  cmd->add_option("--eval-seq-len", config->eval_seq_len, "Time steps per held-out sequence")
+      ->check(PositiveCount(kMaxSeqLen))->capture_default_str();
+  cmd->add_option("--optimizer", config->optimizer, "sgd, momentum or adam")
+      ->check(CLI::IsMember({"sgd", "momentum", "adam"}))->capture_default_str();
+  cmd->add_option("--lr,--learning-rate", config->learning_rate, "Learning rate")
+      ->check(FiniteRange(1e-12, kMaxLearningRate))->capture_default_str();
+  cmd->add_option("--threads", config->threads, "Inter-op threads")
+      ->check(PositiveCount(kMaxThreads))->capture_default_str();
   cmd->add_option("--seed", config->seed, "Seed of initial weights and batches")
-      ->capture_default_str();
-  cmd->callback([config]() { Run(*config); });
+      ->check(IntRange(0, INT64_MAX))->capture_default_str();
+  cmd->add_option("--trace", config->trace_path, "Write an HDF5 trace of the run (FILE.h5)");
+  cmd->add_option("--trace-steps", config->trace_steps, "Steps traced node by node")
+      ->check(IntRange(0, kMaxSteps))->capture_default_str();
+  cmd->add_option("--metrics-json", f->metrics_json, "Write the run's metrics as JSON");
+  cmd->callback([f]() {
+    if (Status s = Run(*f, ProcessArgs()); !s.ok()) Fail("lstm", s);
+  });
 });
 
 }  // namespace

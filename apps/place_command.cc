@@ -1,7 +1,8 @@
 // `flowbench place`: runs placers on a graph and prints (and writes as JSON) each placement's
 // summary: the placer's time, the cost model's predicted step time, bytes crossing devices and
 // peak memory per device (whitepaper 3.2.1).
-//   flowbench place (--graph FILE.json | --synthetic LAYERSxWIDTH | --model mlp|lenet [--batch N])
+//   flowbench place (--graph FILE.json | --synthetic LAYERSxWIDTH
+//                    | --model mlp|lenet [--batch-size N])
 //                   [--devices cpu:N | --device-config FILE.json] [--links FILE.json]
 //                   [--placers single,round_robin,random,greedy,heft] [--feed NAME=D0,D1,...]
 //                   [--measured TRACE.h5] [--seed N] [--json OUT.json]
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "apps/flag_checks.h"
 #include "engine/framework/device.h"
 #include "engine/placement/device_config.h"
 #include "engine/placement/placement_report.h"
@@ -137,7 +139,8 @@ FB_REGISTER_COMMAND("place", [](CLI::App* app) {
   cmd->add_option("--graph", flags.graph, "GraphDef JSON file");
   cmd->add_option("--synthetic", flags.synthetic, "Synthetic layered graph LAYERSxWIDTH");
   cmd->add_option("--model", flags.model, "Training graph of a built-in model: mlp or lenet");
-  cmd->add_option("--batch", flags.batch, "Batch size of --model")->capture_default_str();
+  cmd->add_option("--batch-size,--batch", flags.batch, "Batch size of --model")
+      ->check(PositiveCount(kMaxBatchSize))->capture_default_str();
   cmd->add_option("--devices", flags.devices, "cpu:N devices with default performance")
       ->capture_default_str();
   cmd->add_option("--device-config", flags.device_config, "Device config JSON (experiments/devices)");
@@ -145,7 +148,8 @@ FB_REGISTER_COMMAND("place", [](CLI::App* app) {
   cmd->add_option("--placers", flags.placers, "Comma-separated placers (default: all)");
   cmd->add_option("--feed", flags.feeds, "Shape of a fed node: NAME=D0,D1,...");
   cmd->add_option("--measured", flags.measured, "HDF5 trace of an earlier run (measured costs)");
-  cmd->add_option("--seed", flags.seed, "Seed for random placement and synthetic graphs");
+  cmd->add_option("--seed", flags.seed, "Seed for random placement and synthetic graphs")
+      ->check(IntRange(0, INT64_MAX));
   cmd->add_option("--json", flags.json_out, "Write the summaries as JSON");
   cmd->callback([] {
     if (Status s = Place(flags); !s.ok()) Fail("place", s);

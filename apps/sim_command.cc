@@ -1,9 +1,9 @@
-// `flowbench sim`: replays a graph on a simulated platform (issue 6, docs/simulator.md).
+// `flowbench sim`: replays a graph on a simulated platform (docs/simulator.md).
 //   flowbench sim (--graph G.json | --model NAME) --platform P.xml [--placer NAME]
 //                 [--schedule fifo|critical-path|alap-recv] [--replicas N] [--ps K]
 //                 [--mode sync|async|backup:B] [--compression on|off]
 //                 [--cost-model analytic|measured:TRACE.h5|measured-mean:TRACE.h5] [--steps S] [--concurrent-steps C]
-//                 [--stragglers P:F] [--seed N] [--batch B] [--trace OUT.h5]
+//                 [--stragglers P:F] [--seed N] [--batch-size B] [--trace OUT.h5]
 //                 [--metrics-json FILE]
 #include <fstream>
 #include <iostream>
@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "apps/flag_checks.h"
 #include "sim/sim_costs.h"
 #include "sim/sim_metrics.h"
 #include "sim/sim_trace.h"
@@ -83,27 +84,33 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
   auto* graph = cmd->add_option("--graph", f.graph, "GraphDef JSON file");
   cmd->add_option("--model", f.model, "Model builder name (experiments/models.h)")
       ->excludes(graph);
-  cmd->add_option("--batch", f.batch, "Batch size for --model (and for unknown dimensions of --graph Placeholders)")->capture_default_str();
+  cmd->add_option("--batch-size,--batch", f.batch,
+                  "Batch size for --model (and for unknown dimensions of --graph Placeholders)")
+      ->check(PositiveCount(kMaxBatchSize))->capture_default_str();
   cmd->add_option("--platform", f.platform, "SimGrid XML platform (file or sim/platforms name)")
       ->required();
   cmd->add_option("--placer", f.placer, "Placer name (default: the engine's default)");
   cmd->add_option("--schedule", f.schedule, "fifo | critical-path | alap-recv")->capture_default_str();
-  cmd->add_option("--replicas", f.replicas, "Data-parallel replicas")->capture_default_str();
-  cmd->add_option("--ps", f.ps, "Parameter servers")->capture_default_str();
+  cmd->add_option("--replicas", f.replicas, "Data-parallel replicas")
+      ->check(PositiveCount(kMaxTasks))->capture_default_str();
+  cmd->add_option("--ps", f.ps, "Parameter servers")
+      ->check(IntRange(0, kMaxTasks))->capture_default_str();
   cmd->add_option("--mode", f.mode, "sync | async | backup:B")->capture_default_str();
   cmd->add_option("--compression", f.compression, "on | off (lossy 16-bit transfers)")
       ->capture_default_str();
   cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step)")->capture_default_str();
-  cmd->add_option("--steps", f.steps, "Steps to simulate")->capture_default_str();
+  cmd->add_option("--steps", f.steps, "Steps to simulate")
+      ->check(PositiveCount(kMaxSimSteps))->capture_default_str();
   cmd->add_option("--concurrent-steps", f.concurrent_steps, "Steps in flight per replica")
-      ->capture_default_str();
+      ->check(PositiveCount(kMaxSimSteps))->capture_default_str();
   cmd->add_option("--stragglers", f.stragglers, "P:F: a replica step is F times slower with probability P");
-  cmd->add_option("--seed", f.seed, "Seed (stragglers)")->capture_default_str();
+  cmd->add_option("--seed", f.seed, "Seed (stragglers)")
+      ->check(IntRange(0, INT64_MAX))->capture_default_str();
   cmd->add_option("--trace", f.trace, "Write an HDF5 trace (docs/trace-format.md)");
   cmd->add_option("--metrics-json", f.metrics_json, "Write predicted metrics as JSON");
   cmd->callback([] {
     if (f.graph.empty() && f.model.empty()) return Fail("sim", InvalidArgument("give --graph or --model"));
-    f.argv = {"flowbench", "sim"};
+    f.argv = ProcessArgs();
     if (Status s = RunSim(f); !s.ok()) Fail("sim", s);
   });
 });

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "apps/commands.h"
+#include "apps/flag_checks.h"
 #include "engine/trace/trace_chrome.h"
 #include "engine/trace/trace_summary.h"
 
@@ -39,7 +40,8 @@ FB_REGISTER_COMMAND("trace", [](CLI::App* app) {
   cmd->require_subcommand(1);
   auto* summary = cmd->add_subcommand("summary", "Top ops, device busy time and step times");
   summary->add_option("trace", flags.trace_path, "Trace file (.h5)")->required();
-  summary->add_option("--top", flags.top, "Number of op types to list")->capture_default_str();
+  summary->add_option("--top", flags.top, "Number of op types to list")
+      ->check(PositiveCount(1'000'000))->capture_default_str();
   summary->callback([] {
     if (Status s = Summary(flags); !s.ok()) Fail("trace summary", s);
   });
@@ -49,9 +51,12 @@ FB_REGISTER_COMMAND("trace", [](CLI::App* app) {
   exp->add_option("out", flags.out_path, "Output .json (or .json.gz)")->required();
   exp->add_flag("--gzip", flags.chrome_options.gzip, "gzip the output (implied by .gz)");
   exp->add_option("--start-ns", flags.chrome_options.start_ns,
-                  "Window start, ns after the first event");
-  exp->add_option("--end-ns", flags.chrome_options.end_ns, "Window end, ns after the first event");
-  exp->add_option("--step", flags.chrome_options.step, "Only this step's events");
+                  "Window start, ns after the first event")
+      ->check(IntRange(0, INT64_MAX));
+  exp->add_option("--end-ns", flags.chrome_options.end_ns, "Window end, ns after the first event")
+      ->check(IntRange(0, INT64_MAX));
+  exp->add_option("--step", flags.chrome_options.step, "Only this step's events")
+      ->check(IntRange(0, INT64_MAX));
   exp->callback([] {
     if (Status s = Export(flags); !s.ok()) Fail("trace export", s);
   });

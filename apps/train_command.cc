@@ -1,5 +1,5 @@
 // `flowbench train`: trains a model (experiments/models.h) on Fashion-MNIST (or synthetic data)
-// through the input op, with checkpoints, resume, an HDF5 trace and a metrics JSON (issue 3).
+// through the input op, with checkpoints, resume, an HDF5 trace and a metrics JSON.
 //   flowbench train --model lenet --epochs 3 --batch-size 64 --optimizer adam --lr 0.001
 //     --threads 2 --seed 1 --checkpoint-dir out/ckpt --checkpoint-every 500
 //     --trace out/lenet.h5 --metrics-json out/lenet-metrics.json
@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
+#include "apps/flag_checks.h"
 #include "apps/train_progress.h"
 #include "datasets/fashion_mnist.h"
 #include "datasets/synthetic.h"
@@ -41,15 +42,6 @@ void KeepFreedMemory() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
-// argv of this process (for the trace's command_line attribute).
-std::vector<std::string> ProcessArgs() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::vector<std::string> args;
-  std::string arg;
-  while (std::getline(in, arg, '\0')) args.push_back(arg);
-  return args;
-}
-
 struct Datasets {
   std::shared_ptr<const datasets::Dataset> train, test;
 };
@@ -68,8 +60,9 @@ StatusOr<Datasets> LoadDatasets(const std::string& name) {
     return d;
   }
   const std::string dir = name == "fashion-mnist" ? datasets::kFashionMnistDir : name;
-  ASSIGN_OR_RETURN(d.train, datasets::LoadMnistFormat(dir, datasets::Split::kTrain));
-  ASSIGN_OR_RETURN(d.test, datasets::LoadMnistFormat(dir, datasets::Split::kTest));
+  ASSIGN_OR_RETURN(datasets::TrainTestSplits splits, datasets::LoadMnistTrainTest(dir));
+  d.train = std::move(splits.train);
+  d.test = std::move(splits.test);
   return d;
 }
 
@@ -134,8 +127,21 @@ Status RunTrain(TrainFlags& f) {
   return Status::OK();
 }
 
+// "cpu:N" with N in [1, kMaxThreads] (each device gets at least one thread).
+CLI::Validator DevicesCheck() {
+  return CLI::Validator(
+      [](std::string& spec) -> std::string {
+        const size_t colon = spec.find(':');
+        std::string count = colon == std::string::npos ? "" : spec.substr(colon + 1);
+        std::string n = count;
+        if (colon != std::string::npos && IntRange(1, kMaxThreads)(n).empty()) return "";
+        return fmt::format("must be cpu:N with N in [1, {}], got '{}'", kMaxThreads, spec);
+      },
+      "cpu:N");
+}
+
 void Setup(CLI::App* app) {
-  auto* cmd = app->add_subcommand("train", "Train a model on Fashion-MNIST (issue 3)");
+  auto* cmd = app->add_subcommand("train", "Train a model on Fashion-MNIST or synthetic images");
   auto f = std::make_shared<TrainFlags>();
   auto& o = f->options;
   auto& m = o.model_options;
@@ -143,19 +149,28 @@ void Setup(CLI::App* app) {
   cmd->add_option("--dataset", f->dataset,
                   "fashion-mnist, synthetic, or a directory of MNIST-format IDX files")
       ->capture_default_str();
-  cmd->add_option("--epochs", o.epochs, "Passes over the training set")->capture_default_str();
-  cmd->add_option("--batch-size", m.batch_size, "Examples per step")->capture_default_str();
-  cmd->add_option("--lr", m.learning_rate, "Learning rate")->capture_default_str();
+  cmd->add_option("--epochs", o.epochs, "Passes over the training set")
+      ->check(PositiveCount(kMaxEpochs))->capture_default_str();
+  cmd->add_option("--steps,--max-steps", o.max_steps,
+                  "Stop after this many steps of this run (default: run every epoch)")
+      ->check(PositiveCount(kMaxSteps));
+  cmd->add_option("--batch-size,--batch", m.batch_size, "Examples per step")
+      ->check(PositiveCount(kMaxBatchSize))->capture_default_str();
+  cmd->add_option("--lr,--learning-rate", m.learning_rate, "Learning rate")
+      ->check(FiniteRange(1e-12, kMaxLearningRate))->capture_default_str();
+  cmd->add_option("--momentum", m.momentum, "Momentum of --optimizer momentum")
+      ->check(FiniteRange(0, 1))->capture_default_str();
   cmd->add_option("--optimizer", m.optimizer, "sgd, momentum or adam")
       ->check(CLI::IsMember({"sgd", "momentum", "adam"}))
       ->capture_default_str();
-  cmd->add_option("--hidden", m.hidden_units, "MLP hidden layer sizes")->capture_default_str();
+  cmd->add_option("--hidden", m.hidden_units, "MLP hidden layer sizes")
+      ->check(PositiveCount(kMaxUnits))->delimiter(',')->capture_default_str();
   cmd->add_option("--seed", m.seed, "Seed of weight initialisation and shuffling")
-      ->capture_default_str();
+      ->check(IntRange(0, INT64_MAX))->capture_default_str();
   cmd->add_option("--threads", o.threads, "CPU threads (shared among --devices)")
-      ->capture_default_str();
+      ->check(PositiveCount(kMaxThreads))->capture_default_str();
   cmd->add_option("--devices", o.devices, "cpu:N: split the machine into N CPU devices")
-      ->capture_default_str();
+      ->check(DevicesCheck())->capture_default_str();
   cmd->add_option("--placer", o.placer,
                   "Placer for --devices: single, round_robin, random, greedy, heft");
   cmd->add_option("--passes", o.passes,
@@ -163,15 +178,26 @@ void Setup(CLI::App* app) {
       ->delimiter(',');
   cmd->add_option("--blas-threads", f->blas_threads,
                   "Threads OpenBLAS uses per call (1: parallelism from the executor only)")
-      ->capture_default_str();
+      ->check(PositiveCount(kMaxThreads))->capture_default_str();
   cmd->add_option("--checkpoint-dir", o.checkpoint_dir, "Directory for checkpoints");
   cmd->add_option("--checkpoint-every", f->checkpoint_every,
                   "Checkpoint every N steps (500) or N seconds (30s)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            auto every = experiments::ParseCheckpointEvery(text);
+            if (!every.ok()) return every.status().message();
+            if (every->steps > kMaxSteps || every->seconds > 1e9)
+              return fmt::format("at most {} steps or 1e9 seconds, got '{}'", kMaxSteps, text);
+            return "";
+          },
+          "N or Ns"))
       ->capture_default_str();
+  cmd->add_option("--keep-checkpoints,--keep", o.keep_checkpoints, "Newest checkpoints kept")
+      ->check(PositiveCount(kMaxSteps))->capture_default_str();
   cmd->add_flag("--resume", o.resume, "Continue from the newest checkpoint in --checkpoint-dir");
-  cmd->add_option("--max-steps", o.max_steps, "Stop after this many steps of this run");
   cmd->add_option("--trace", o.trace_path, "Write an HDF5 trace of the first steps (FILE.h5)");
-  cmd->add_option("--trace-steps", o.trace_steps, "Steps to trace")->capture_default_str();
+  cmd->add_option("--trace-steps", o.trace_steps, "Steps traced node by node")
+      ->check(IntRange(0, kMaxSteps))->capture_default_str();
   cmd->add_option("--metrics-json", f->metrics_json, "Write the run's metrics as JSON");
   cmd->callback([f]() {
     Status s = RunTrain(*f);

@@ -54,3 +54,12 @@ set_tests_properties(mpi_dist_train_trace_needs_sync PROPERTIES TIMEOUT 120 ENVI
 set_tests_properties(mpi_dist_train_unknown_model PROPERTIES TIMEOUT 120 ENVIRONMENT "${FB_MPI_TEST_ENV}"
                      PASS_REGULAR_EXPRESSION "unknown model 'resnet' \\(linear, lenet, mlp\\)")
 
+
+# Rank 0 writes --metrics-json (the old spelling --batch still works).
+set(metrics ${PROJECT_BINARY_DIR}/mpi_dist_train_metrics.json)
+add_test(NAME mpi_dist_train_metrics_json
+         COMMAND sh -c "rm -f ${metrics} && ${FB_MPIRUN_LINE} -np 3 $<TARGET_FILE:flowbench> dist-train --cluster ps=1,worker=2 --steps 5 --batch 8 --learning-rate 0.1 --metrics-json ${metrics} && cat ${metrics}"
+         WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+set_tests_properties(mpi_dist_train_metrics_json PROPERTIES TIMEOUT 120 PROCESSORS 2
+                     ENVIRONMENT "${FB_MPI_TEST_ENV}"
+                     PASS_REGULAR_EXPRESSION "\"final_loss\": [0-9]")

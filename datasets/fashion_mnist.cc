@@ -66,4 +66,20 @@ StatusOr<std::shared_ptr<const Dataset>> LoadMnistFormat(const std::string& dir,
   return std::shared_ptr<const Dataset>(std::move(ds));
 }
 
+StatusOr<TrainTestSplits> LoadMnistTrainTest(const std::string& dir, const std::string& name) {
+  TrainTestSplits splits;
+  ASSIGN_OR_RETURN(splits.train, LoadMnistFormat(dir, Split::kTrain, name));
+  ASSIGN_OR_RETURN(splits.test, LoadMnistFormat(dir, Split::kTest, name));
+  const TensorShape& train = splits.train->images.shape();
+  const TensorShape& test = splits.test->images.shape();
+  if (train.dim_size(1) != test.dim_size(1) || train.dim_size(2) != test.dim_size(2)) {
+    return InvalidArgument("IDX files '", dir, "/", MnistImagesFile(Split::kTrain), "' and '", dir,
+                           "/", MnistImagesFile(Split::kTest), "' hold images of different sizes: ",
+                           train.dim_size(1), "x", train.dim_size(2), " (training) vs ",
+                           test.dim_size(1), "x", test.dim_size(2),
+                           " (test); both splits must have the same rows x cols");
+  }
+  return splits;
+}
+
 }  // namespace fb::datasets

@@ -28,4 +28,13 @@ std::string MnistLabelsFile(Split split);
 StatusOr<std::shared_ptr<const Dataset>> LoadMnistFormat(const std::string& dir, Split split,
                                                          const std::string& name = "fashion-mnist");
 
+struct TrainTestSplits {
+  std::shared_ptr<const Dataset> train, test;
+};
+// Loads both splits from `dir` (errors as LoadMnistFormat) and checks that their images have
+// the same size: InvalidArgument naming both image files and their [rows, cols] otherwise, so
+// that a mismatched test set fails before training rather than at evaluation.
+StatusOr<TrainTestSplits> LoadMnistTrainTest(const std::string& dir,
+                                             const std::string& name = "fashion-mnist");
+
 }  // namespace fb::datasets

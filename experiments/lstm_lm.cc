@@ -5,6 +5,8 @@
 #include <ostream>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/client/array_ops.h"
 #include "engine/client/control_flow.h"
 #include "engine/client/math_ops.h"
@@ -12,6 +14,7 @@
 #include "engine/client/optimizer.h"
 #include "engine/client/state_ops.h"
 #include "engine/runtime/session.h"
+#include "engine/trace/trace_writer.h"
 
 namespace fb::experiments {
 
@@ -80,9 +83,13 @@ LstmLmGraph BuildLstmLm(const Scope& root, int vocab, const LstmLmConfig& config
   if (!root.ok()) return m;
   Output count = ops::Cast(s, ops::Mul(s, steps, ops::Const(s, int32_t{B})), DataType::kFloat);
   m.loss = ops::Div(root.WithOpName("loss"), out[3], count);
-  AdamOptimizer adam(config.learning_rate);
-  m.train = adam.Minimize(root.WithOpName("train"), m.loss, {p.w, p.b, p.w_out, p.b_out});
-  for (const Output& init : adam.initializers()) m.initializers.push_back(init);
+  std::unique_ptr<Optimizer> opt;
+  const double lr = config.learning_rate;
+  if (config.optimizer == "sgd") opt = std::make_unique<GradientDescentOptimizer>(lr);
+  else if (config.optimizer == "momentum") opt = std::make_unique<MomentumOptimizer>(lr, 0.9);
+  else opt = std::make_unique<AdamOptimizer>(lr);
+  m.train = opt->Minimize(root.WithOpName("train"), m.loss, {p.w, p.b, p.w_out, p.b_out});
+  for (const Output& init : opt->initializers()) m.initializers.push_back(init);
   return m;
 }
 
@@ -120,10 +127,78 @@ StatusOr<double> HeldoutPerplexity(Session* session, const LstmLmGraph& m,
   return std::exp(total / static_cast<double>(batches));
 }
 
+// The optional trace of a training run: the graph, the node executions of traced steps, the
+// totals and loss of every step.
+class LstmTrace {
+ public:
+  Status Open(const LstmLmConfig& c, const Session& session) {
+    if (c.trace_path.empty()) return Status::OK();
+    TraceMetadata meta = c.trace_metadata;
+    meta.seed = static_cast<int64_t>(c.seed);
+    meta.config_json = nlohmann::json{{"model", "lstm"}, {"hidden", c.hidden},
+                                      {"batch_size", c.batch}, {"seq_len", c.seq_len},
+                                      {"steps", c.steps}, {"optimizer", c.optimizer},
+                                      {"learning_rate", c.learning_rate},
+                                      {"threads", c.threads}, {"seed", c.seed}}.dump();
+    ASSIGN_OR_RETURN(writer_, TraceWriter::Create(c.trace_path, meta));
+    return writer_->AddGraph(session.graph());
+  }
+  bool Traces(const LstmLmConfig& c, int step) const {
+    return writer_ && step >= 1 && step <= c.trace_steps;
+  }
+  Status Record(int step, const RunMetadata& md, bool traced, double loss, int64_t start_ns) {
+    if (!writer_) return Status::OK();
+    if (traced) {
+      RETURN_IF_ERROR(writer_->AddRunMetadata(step, md, loss));
+    } else {
+      StepTotals totals;
+      totals.start_ns = start_ns;
+      totals.end_ns = NowNs();
+      totals.loss = loss;
+      RETURN_IF_ERROR(writer_->AddStep(step, {}, totals));
+    }
+    return writer_->AddMetric(step, "loss", loss);
+  }
+  Status Close(int steps, double perplexity) {
+    if (!writer_) return Status::OK();
+    RETURN_IF_ERROR(writer_->AddMetric(steps, "heldout_perplexity", perplexity));
+    return writer_->Close();
+  }
+
+ private:
+  std::unique_ptr<TraceWriter> writer_;
+};
+
+// `what` in [lo, hi], or InvalidArgument naming it.
+Status CheckRange(const char* what, int64_t value, int64_t lo, int64_t hi) {
+  if (value >= lo && value <= hi) return Status::OK();
+  return InvalidArgument("LSTM config: ", what, " must be in [", lo, ", ", hi, "], got ", value);
+}
+
 }  // namespace
+
+Status CheckLstmLmConfig(const LstmLmConfig& c) {
+  constexpr int64_t kMaxSize = 1 << 16;
+  RETURN_IF_ERROR(CheckRange("hidden", c.hidden, 1, kMaxSize));
+  RETURN_IF_ERROR(CheckRange("batch", c.batch, 1, kMaxSize));
+  RETURN_IF_ERROR(CheckRange("seq_len", c.seq_len, 1, kMaxSize));
+  RETURN_IF_ERROR(CheckRange("eval_seq_len", c.eval_seq_len, 1, kMaxSize));
+  RETURN_IF_ERROR(CheckRange("eval_batches", c.eval_batches, 1, kMaxSize));
+  RETURN_IF_ERROR(CheckRange("steps", c.steps, 1, 1'000'000'000));
+  RETURN_IF_ERROR(CheckRange("threads", c.threads, 1, 256));
+  RETURN_IF_ERROR(CheckRange("trace_steps", c.trace_steps, 0, 1'000'000'000));
+  if (!std::isfinite(c.learning_rate) || c.learning_rate <= 0)
+    return InvalidArgument("LSTM config: learning_rate must be a finite number > 0, got ",
+                           c.learning_rate);
+  if (c.optimizer != "sgd" && c.optimizer != "momentum" && c.optimizer != "adam")
+    return InvalidArgument("LSTM config: optimizer must be sgd, momentum or adam, got '",
+                           c.optimizer, "'");
+  return Status::OK();
+}
 
 StatusOr<LstmLmResult> TrainLstmLm(const LstmLmConfig& c, const datasets::TextCorpus& corpus,
                                    std::ostream* log) {
+  RETURN_IF_ERROR(CheckLstmLmConfig(c));
   LstmLmResult r;
   r.vocab = datasets::kTextVocabSize;
   r.train_chars = static_cast<int64_t>(corpus.train.size());
@@ -143,6 +218,8 @@ StatusOr<LstmLmResult> TrainLstmLm(const LstmLmConfig& c, const datasets::TextCo
   std::vector<Tensor> out;
   RETURN_IF_ERROR(session->Run({}, {}, inits, &out));
   ASSIGN_OR_RETURN(r.heldout_perplexity_before, HeldoutPerplexity(session.get(), m, corpus.heldout, c));
+  LstmTrace trace;
+  RETURN_IF_ERROR(trace.Open(c, *session));
   std::mt19937_64 rng(c.seed);
   std::uniform_int_distribution<size_t> start(0, corpus.train.size() - c.seq_len - 2);
   auto t0 = std::chrono::steady_clock::now();
@@ -150,9 +227,15 @@ StatusOr<LstmLmResult> TrainLstmLm(const LstmLmConfig& c, const datasets::TextCo
     std::vector<size_t> starts;
     for (int b = 0; b < c.batch; ++b) starts.push_back(start(rng));
     auto [x, y] = Batch(corpus.train, starts, c.seq_len);
-    RETURN_IF_ERROR(session->Run({{m.inputs.name(), x}, {m.targets.name(), y}}, {m.loss.name()},
-                                 {m.train->name()}, &out));
+    RunOptions ro;
+    ro.trace = trace.Traces(c, step);
+    RunMetadata md;
+    const int64_t start_ns = NowNs();
+    RETURN_IF_ERROR(session->Run(ro, {{m.inputs.name(), x}, {m.targets.name(), y}},
+                                 {m.loss.name()}, {m.train->name()}, &out, &md));
+    r.step_ms.push_back((NowNs() - start_ns) / 1e6);
     double loss = out[0].scalar<float>();
+    RETURN_IF_ERROR(trace.Record(step, md, ro.trace, loss, start_ns));
     if (step == 0) r.first_loss = loss;
     r.last_loss = loss;
     if (log && (step % 50 == 0 || step == c.steps - 1))
@@ -161,6 +244,7 @@ StatusOr<LstmLmResult> TrainLstmLm(const LstmLmConfig& c, const datasets::TextCo
   r.train_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSIGN_OR_RETURN(r.heldout_perplexity, HeldoutPerplexity(session.get(), m, corpus.heldout, c));
+  RETURN_IF_ERROR(trace.Close(c.steps, r.heldout_perplexity));
   return r;
 }
 

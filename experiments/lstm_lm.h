@@ -14,6 +14,7 @@
 
 #include "datasets/text_corpus.h"
 #include "engine/client/scope.h"
+#include "engine/trace/trace_schema.h"
 
 namespace fb::experiments {
 
@@ -24,11 +25,19 @@ struct LstmLmConfig {
   int seq_len = 32;          // T while training
   int eval_seq_len = 128;    // T while evaluating
   int eval_batches = 8;      // held-out windows evaluated: eval_batches * batch
-  int steps = 300;           // Adam steps
+  int steps = 300;           // optimizer steps
+  std::string optimizer = "adam";  // sgd | momentum (0.9) | adam
   double learning_rate = 0.005;
   int threads = 2;           // inter-op threads of the CPU device
   uint64_t seed = 1;
+  std::string trace_path;    // "" : no trace; else an HDF5 trace (engine/trace) of the run
+  int trace_steps = 20;      // training steps traced node by node (the first, after step 0)
+  TraceMetadata trace_metadata;
 };
+
+// InvalidArgument naming the field ("batch must be in [1, 65536], got 0") when a size or
+// count is out of range or the learning rate is not a finite positive number.
+Status CheckLstmLmConfig(const LstmLmConfig& config);
 
 struct LstmLmGraph {
   Output inputs, targets;  // placeholders, int32 [T, B]
@@ -47,10 +56,12 @@ struct LstmLmResult {
   double heldout_perplexity_before = 0, heldout_perplexity = 0;
   double first_loss = 0, last_loss = 0;  // training loss (nats/char) of the first/last step
   double train_seconds = 0;
+  std::vector<double> step_ms;  // wall time of each training step's Session::Run
 };
 
 // Reads the corpus, trains for config.steps steps on random windows, evaluates held-out
-// perplexity before and after. `log` (may be null) gets progress lines.
+// perplexity before and after. `log` (may be null) gets progress lines. Errors: those of
+// CheckLstmLmConfig first, then of the corpus, the Session and the trace (naming the file).
 StatusOr<LstmLmResult> TrainLstmLm(const LstmLmConfig& config, std::ostream* log);
 // The same on an already loaded corpus (tests use a tiny synthetic one).
 StatusOr<LstmLmResult> TrainLstmLm(const LstmLmConfig& config, const datasets::TextCorpus& corpus,

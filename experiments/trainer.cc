@@ -229,6 +229,12 @@ StatusOr<TrainResult> Train(const TrainOptions& o, std::shared_ptr<const dataset
   const Clock::time_point t0 = Clock::now();
   if (!train) return InvalidArgument("no training dataset");
   RETURN_IF_ERROR(CheckOptions(o, *train));
+  if (test && test->image_shape() != train->image_shape()) {
+    return InvalidArgument("test set '", test->name, "' has images of shape ",
+                           TensorShape(test->image_shape()).DebugString(), ", training set '",
+                           train->name, "' has ", TensorShape(train->image_shape()).DebugString(),
+                           ": both must have the same image shape");
+  }
   ModelOptions mo = o.model_options;
   mo.dataset = RegisterTrainSet(train);
   mo.image_shape = train->image_shape();

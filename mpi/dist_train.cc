@@ -1,7 +1,10 @@
 #include "mpi/dist_train.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +28,7 @@ struct Trainer {
   const DistModel& model;
   VariableCheckpointer ckpt;
   RunFn run;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
   // Feeds of graph replica `replica` holding shard `shard` of `shards` of step `step`.
   Feeds ReplicaFeeds(int replica, int64_t step, int shard, int shards) const {
@@ -58,9 +62,25 @@ struct Trainer {
     ASSIGN_OR_RETURN(auto metrics, model.Evaluate(run, ckpt.ReadNames()));
     for (const auto& [name, value] : metrics) std::printf("final_%s %.6g\n", name.c_str(), value);
     std::fflush(stdout);
+    RETURN_IF_ERROR(WriteMetricsJson(metrics));
     const double loss = metrics["loss"];
     if (o.max_final_loss > 0 && !(loss <= o.max_final_loss))
       return OutOfRange("final loss ", loss, " is above the band ", o.max_final_loss);
+    return Status::OK();
+  }
+  Status WriteMetricsJson(const std::map<std::string, double>& metrics) const {
+    if (o.metrics_json.empty()) return Status::OK();
+    nlohmann::json j = {{"model", o.model}, {"mode", o.mode}, {"cluster", o.cluster},
+                        {"ranks", WorldSize()}, {"steps", o.steps},
+                        {"batch_size", o.batch_per_replica}, {"learning_rate", o.learning_rate},
+                        {"seed", o.seed},
+                        {"wall_s", std::chrono::duration<double>(
+                                       std::chrono::steady_clock::now() - start).count()}};
+    for (const auto& [name, value] : metrics) j["final_" + name] = value;
+    std::ofstream out(o.metrics_json);
+    out << j.dump(2) << "\n";
+    out.close();
+    if (!out) return Internal("cannot write metrics JSON '", o.metrics_json, "'");
     return Status::OK();
   }
   bool ShouldFail(int64_t step) const {

@@ -44,10 +44,15 @@ struct DistTrainOptions {
   double max_final_loss = 0;
   std::string trace_path;    // sync: HDF5 trace of every step ("" : none)
   std::string export_graph;  // sync: GraphDef JSON of one training step ("" : none)
+  // Rank 0 writes the run's configuration and final metrics here as JSON ("" : none).
+  std::string metrics_json;
 };
 
+// `metrics_json`: rank 0 writes {model, mode, cluster, ranks, steps, batch_size, learning_rate,
+// seed, final_loss, final_<metric>..., wall_s} at the end of any mode.
 // InvalidArgument for a bad mode, model or cluster (naming it), or a trace or graph export
-// outside mode sync; training errors name task and node; trace and export errors name the file.
+// outside mode sync; training errors name task and node; trace, export and metrics errors name
+// the file.
 Status RunDistTrain(const DistTrainOptions& options);
 
 }  // namespace fb::mpi

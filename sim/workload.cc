@@ -1,5 +1,6 @@
 #include "sim/workload.h"
 
+#include <cmath>
 #include <cstdlib>
 
 #include "engine/framework/device_name.h"
@@ -35,9 +36,9 @@ Status ParseStragglers(const std::string& text, WorkloadOptions* options) {
   const double p = std::strtod(text.c_str(), &end1);
   const double f = colon == std::string::npos ? 0 : std::strtod(text.c_str() + colon + 1, &end2);
   if (colon == std::string::npos || end1 != text.c_str() + colon || end2 == nullptr ||
-      *end2 != '\0' || !(p >= 0 && p <= 1) || !(f >= 1))
-    return InvalidArgument("--stragglers must be P:F with 0 <= P <= 1 and F >= 1, got '", text,
-                           "'");
+      *end2 != '\0' || !(p >= 0 && p <= 1) || !(f >= 1 && std::isfinite(f)))
+    return InvalidArgument("--stragglers must be P:F with 0 <= P <= 1 and finite F >= 1, got '",
+                           text, "'");
   options->straggler_probability = p;
   options->straggler_slowdown = f;
   return Status::OK();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/framework/cancellation.h"
 #include "engine/framework/device.h"
 #include "engine/framework/op_def.h"
 #include "engine/framework/rendezvous.h"
@@ -98,6 +99,9 @@ class OpKernelContext {
     CallFrame* call_frame = nullptr;  // the Session's feeds and fetches
     std::function<void(std::function<void()>)>* runner = nullptr;
     bool is_input_dead = false;  // any input dead (control flow)
+    // The step's cancellation (RunOptions::timeout_in_ms); null when the step cannot be
+    // cancelled. Kernels that wait register a callback that withdraws their request.
+    CancellationManager* cancellation_manager = nullptr;
   };
   explicit OpKernelContext(Params* params);
 
@@ -130,6 +134,7 @@ class OpKernelContext {
   ResourceMgr* resource_manager() const { return params_->device->resource_manager(); }
   int64_t step_id() const { return params_->step_id; }
   const FrameAndIter& frame_iter() const { return params_->frame_iter; }
+  CancellationManager* cancellation_manager() const { return params_->cancellation_manager; }
   Rendezvous* rendezvous() const { return params_->rendezvous; }
   CallFrame* call_frame() const { return params_->call_frame; }
   OpKernel* op_kernel() const { return params_->kernel; }

@@ -35,6 +35,10 @@ class Executor {
     Rendezvous* rendezvous = nullptr;
     CallFrame* call_frame = nullptr;
     StepStatsCollector* stats = nullptr;  // non-null: record every node execution
+    // Non-null: the step can be cancelled. Once cancelled, each node about to run fails with
+    // Cancelled instead (naming its frame and iteration), so the step ends; asynchronous
+    // kernels in flight are registered with their description and withdraw on cancellation.
+    CancellationManager* cancellation_manager = nullptr;
     // Where ready nodes run; default: the device's inter-op pool.
     std::function<void(std::function<void()>)> runner;
     // Where the step starts. kRunner: every ready root node goes to `runner` (cheap ones

@@ -133,7 +133,9 @@ void ExecutorState::Process(std::deque<TaggedNode> inline_ready, int64_t budget_
       std::lock_guard<std::mutex> l(tagged.frame->mu);
       iter_state = tagged.frame->GetIteration(tagged.iter);
     }
-    Status s = PrepareInputs(item, iter_state, &inputs, &input_dead);
+    Status s = args_.cancellation_manager && args_.cancellation_manager->IsCancelled()
+                   ? CancelledNode(tagged)
+                   : PrepareInputs(item, iter_state, &inputs, &input_dead);
     outputs.clear();
     dead_outputs.assign(item.num_outputs, false);
     bool skip_kernel = tagged.is_dead && !item.is_transfer;
@@ -152,6 +154,7 @@ void ExecutorState::Process(std::deque<TaggedNode> inline_ready, int64_t budget_
       params.rendezvous = args_.rendezvous;
       params.call_frame = args_.call_frame;
       params.runner = &args_.runner;
+      params.cancellation_manager = args_.cancellation_manager;
       if (item.is_async) {
         // The kernel finishes on another thread; its completion continues propagation there.
         struct AsyncState {
@@ -160,13 +163,16 @@ void ExecutorState::Process(std::deque<TaggedNode> inline_ready, int64_t budget_
           std::vector<bool> input_dead;
           std::unique_ptr<OpKernelContext> ctx;
           int64_t start_ns;
+          CancellationToken token;
         };
-        auto* st = new AsyncState{params, std::move(inputs), input_dead, nullptr, NowNs()};
+        auto* st = new AsyncState{params, std::move(inputs), input_dead, nullptr, NowNs(),
+                                  RegisterInFlight(tagged)};
         st->params.inputs = &st->inputs;
         st->params.input_is_dead = &st->input_dead;
         st->ctx = std::make_unique<OpKernelContext>(&st->params);
         impl_.device()->ComputeAsync(item.kernel->AsAsync(), st->ctx.get(), [this, st, tagged]() {
           const NodeItem& item = impl_.item(tagged.id);
+          if (args_.cancellation_manager) args_.cancellation_manager->DeregisterCallback(st->token);
           std::vector<Entry> outs;
           Status s = ProcessOutputs(item, st->ctx.get(), &outs);
           std::vector<bool> dead(item.num_outputs, false);
@@ -209,6 +215,34 @@ void ExecutorState::Process(std::deque<TaggedNode> inline_ready, int64_t budget_
       return;
     }
   }
+}
+
+namespace {
+// The frame name of an Enter node, from a child frame's key "parent_id;parent_iter;name".
+std::string FrameNameOf(const FrameState& frame) {
+  size_t first = frame.frame_name.find(';');
+  size_t second = first == std::string::npos ? first : frame.frame_name.find(';', first + 1);
+  return second == std::string::npos ? frame.frame_name : frame.frame_name.substr(second + 1);
+}
+}  // namespace
+
+Status ExecutorState::CancelledNode(const TaggedNode& tagged) const {
+  if (tagged.frame == &root_frame_) return Cancelled("the step was cancelled before it ran");
+  return Cancelled("the step was cancelled before it ran in frame '", FrameNameOf(*tagged.frame),
+                   "', iteration ", tagged.iter);
+}
+
+CancellationToken ExecutorState::RegisterInFlight(const TaggedNode& tagged) {
+  CancellationManager* cm = args_.cancellation_manager;
+  if (cm == nullptr) return -1;
+  const Node* node = impl_.item(tagged.id).node;
+  std::string what = node->op() + " '" + node->name() + "' on " + impl_.device()->name();
+  if (tagged.frame != &root_frame_)
+    what += " (frame '" + FrameNameOf(*tagged.frame) + "', iteration " +
+            std::to_string(tagged.iter) + ")";
+  CancellationToken token = cm->get_cancellation_token();
+  cm->RegisterCallback(token, std::move(what), nullptr);
+  return token;
 }
 
 void ExecutorState::AsyncNodeDone(const Status& s, const TaggedNode& tagged, const TaggedNodeSeq& ready) {

@@ -91,6 +91,11 @@ class ExecutorState {
   void ScheduleReady(const TaggedNodeSeq& ready, std::deque<TaggedNode>* inline_ready,
                      bool inexpensive_only = false);
   void Finish();
+  // The status of a node not run because the step was cancelled (names its frame, iteration).
+  Status CancelledNode(const TaggedNode& tagged) const;
+  // Registers an asynchronous kernel about to start with the step's CancellationManager (its
+  // description is listed as pending if the step is cancelled); -1 without one.
+  CancellationToken RegisterInFlight(const TaggedNode& tagged);
   // Control flow, in executor_frames.cc.
   FrameState* FindOrCreateChildFrame(FrameState* frame, int64_t iter, const NodeItem& enter);
   void IncrementIteration(FrameState* frame, TaggedNodeSeq* ready);

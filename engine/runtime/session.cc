@@ -1,6 +1,7 @@
 #include "engine/runtime/session.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 
 #include "engine/partition/partition.h"
@@ -13,6 +14,23 @@ namespace fb {
 
 namespace {
 std::atomic<int64_t> g_next_step_id{1};
+
+// Cancels a step that ran past options.timeout_in_ms: withdraws what its kernels wait for,
+// aborts its Recvs and returns the DeadlineExceeded status that Run reports (also given to
+// options.on_deadline).
+Status CancelStep(const RunOptions& options, CancellationManager* cancellation,
+                  LocalRendezvous* rendezvous) {
+  std::vector<std::string> in_flight = cancellation->StartCancel();
+  std::string pending;
+  for (const std::string& p : in_flight) pending += (pending.empty() ? "" : ", ") + p;
+  Status deadline = DeadlineExceeded(
+      "Session::Run: the step did not finish within ", options.timeout_in_ms,
+      " ms; pending nodes: ",
+      pending.empty() ? "none waiting (nodes were still running)" : pending);
+  rendezvous->StartAbort(deadline);
+  if (options.on_deadline) options.on_deadline(deadline);
+  return deadline;
+}
 
 DeviceSet DescribeDevices(const DeviceMgr& mgr) {
   DeviceSet set;
@@ -174,14 +192,17 @@ Status Session::Run(const RunOptions& options, const std::vector<NamedTensor>& f
   if (metadata)
     for (Device* d : device_mgr_->devices()) d->GetAllocator()->ResetPeak();
 
+  CancellationManager cancellation;
+  if (options.timeout_in_ms > 0) args.cancellation_manager = &cancellation;
   std::mutex mu;
   std::condition_variable cv;
   int pending = static_cast<int>(ex->executors.size());
   Status status;
   for (size_t i = 0; i < ex->executors.size(); ++i) {
-    // This thread waits for the step anyway: it starts the last partition itself.
-    args.start_on = i + 1 == ex->executors.size() ? Executor::Args::StartOn::kCaller
-                                                  : Executor::Args::StartOn::kRunner;
+    // This thread waits for the step anyway: it starts the last partition itself, unless it
+    // must watch a deadline (a loop that never ends would keep it).
+    const bool caller = i + 1 == ex->executors.size() && options.timeout_in_ms <= 0;
+    args.start_on = caller ? Executor::Args::StartOn::kCaller : Executor::Args::StartOn::kRunner;
     ex->executors[i]->RunAsync(args, [&](const Status& s) {
       if (!s.ok()) rendezvous.StartAbort(s);
       std::lock_guard<std::mutex> l(mu);
@@ -189,8 +210,16 @@ Status Session::Run(const RunOptions& options, const std::vector<NamedTensor>& f
       if (--pending == 0) cv.notify_all();
     });
   }
+  Status deadline;
   {
     std::unique_lock<std::mutex> l(mu);
+    if (options.timeout_in_ms > 0 &&
+        !cv.wait_for(l, std::chrono::milliseconds(options.timeout_in_ms),
+                     [&] { return pending == 0; })) {
+      l.unlock();
+      deadline = CancelStep(options, &cancellation, &rendezvous);
+      l.lock();
+    }
     cv.wait(l, [&] { return pending == 0; });
   }
   if (metadata) {
@@ -201,6 +230,10 @@ Status Session::Run(const RunOptions& options, const std::vector<NamedTensor>& f
     metadata->num_send_recv_pairs = ex->num_send_recv_pairs;
     for (Device* d : device_mgr_->devices())
       metadata->peak_bytes[d->name()] = d->GetAllocator()->GetStats().peak_bytes_in_use;
+  }
+  if (!deadline.ok()) {
+    if (status.ok()) return deadline;
+    return DeadlineExceeded(deadline.message(), "; the step stopped at ", status.message());
   }
   RETURN_IF_ERROR(status);
   return frame.TakeFetches(fetches, outputs);

@@ -7,6 +7,7 @@
 // step (3.2.2), and the devices schedule themselves.
 // Thread-safety: Run may be called concurrently (concurrent steps, section 7); Extend and Close
 // must not race with Run.
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,6 +33,15 @@ struct SessionOptions {
 
 struct RunOptions {
   bool trace = false;  // record one NodeExecStats per executed node in RunMetadata
+  // > 0: the step is cancelled when it has not finished after this many milliseconds
+  // (TensorFlow's RunOptions.timeout_in_ms): nodes not yet run are skipped, blocked queue
+  // operations withdrawn and Recvs aborted, and Run returns DeadlineExceeded listing the
+  // asynchronous nodes still pending (and the node the step stopped at). 0: no deadline.
+  int64_t timeout_in_ms = 0;
+  // Called (on Run's thread) when the deadline fires, with the DeadlineExceeded status that
+  // lists the pending nodes, before Run waits for the step to wind down: a caller can report
+  // it even if a kernel that cannot be cancelled keeps the step from ending.
+  std::function<void(const Status&)> on_deadline;
 };
 
 struct RunMetadata {
@@ -68,7 +78,8 @@ class Session {
   // Feeds: {"name:port", tensor}; fetches: "name:port"; targets: node names run for effect.
   // `outputs` may be null only when there are no fetches.
   // Errors: NotFound for unknown feed/fetch/target names, InvalidArgument for a fed tensor of
-  // the wrong dtype or shape, or the first kernel failure (naming node and device).
+  // the wrong dtype or shape, or the first kernel failure (naming node and device);
+  // DeadlineExceeded after options.timeout_in_ms (see RunOptions).
   Status Run(const std::vector<NamedTensor>& feeds, const std::vector<std::string>& fetches,
              const std::vector<std::string>& targets, std::vector<Tensor>* outputs);
   Status Run(const RunOptions& options, const std::vector<NamedTensor>& feeds,

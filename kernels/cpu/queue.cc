@@ -50,28 +50,69 @@ void Queue::Run(Ready* ready) {
   for (auto& fn : *ready) fn();
 }
 
-void Queue::TryEnqueue(std::vector<Tuple> elements, DoneFn done) {
+void Queue::TryEnqueue(std::vector<Tuple> elements, DoneFn done, const CancellationManager* cm,
+                       CancellationToken token) {
   Ready ready;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (closed_) {
       ready.push_back([done, n = options_.name] { done(Cancelled("Queue '", n, "' is closed")); });
+    } else if (cm != nullptr && cm->IsCancelled()) {
+      ready.push_back([done, n = options_.name] {
+        done(Cancelled("enqueue to queue '", n, "' cancelled: the step was cancelled"));
+      });
     } else {
       enqueues_.push_back({std::deque<Tuple>(std::make_move_iterator(elements.begin()),
                                              std::make_move_iterator(elements.end())),
-                           std::move(done)});
+                           std::move(done), token});
       FlushLocked(&ready);
     }
   }
   Run(&ready);
 }
 
-void Queue::TryDequeue(int64_t n, DequeueFn done) {
+void Queue::TryDequeue(int64_t n, DequeueFn done, const CancellationManager* cm,
+                       CancellationToken token) {
   Ready ready;
   {
     std::lock_guard<std::mutex> l(mu_);
-    dequeues_.push_back({n, {}, std::move(done)});
-    FlushLocked(&ready);
+    if (cm != nullptr && cm->IsCancelled()) {
+      ready.push_back([done, name = options_.name] {
+        done(Cancelled("dequeue from queue '", name, "' cancelled: the step was cancelled"), {});
+      });
+    } else {
+      dequeues_.push_back({n, {}, std::move(done), token});
+      FlushLocked(&ready);
+    }
+  }
+  Run(&ready);
+}
+
+void Queue::Cancel(CancellationToken token) {
+  if (token < 0) return;
+  Ready ready;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    for (auto it = enqueues_.begin(); it != enqueues_.end(); ++it) {
+      if (it->token != token) continue;
+      ready.push_back([d = std::move(it->done), n = options_.name] {
+        d(Cancelled("enqueue to queue '", n, "' cancelled: the queue had no room"));
+      });
+      enqueues_.erase(it);
+      break;
+    }
+    for (auto it = dequeues_.begin(); it != dequeues_.end(); ++it) {
+      if (it->token != token) continue;
+      for (auto t = it->taken.rbegin(); t != it->taken.rend(); ++t)
+        elements_.push_front(std::move(*t));
+      ready.push_back([d = std::move(it->done), n = options_.name, want = it->n] {
+        d(Cancelled("dequeue from queue '", n, "' cancelled: waiting for ", want,
+                    " element(s) that never arrived"), {});
+      });
+      dequeues_.erase(it);
+      break;
+    }
+    FlushLocked(&ready);  // a withdrawn request may unblock the ones behind it
   }
   Run(&ready);
 }

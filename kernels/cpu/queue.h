@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/framework/cancellation.h"
 #include "engine/framework/resource_mgr.h"
 #include "engine/framework/tensor.h"
 
@@ -43,10 +44,19 @@ class Queue : public ResourceBase {
   Status ValidateTuple(const Tuple& t) const;
   // Adds the elements in order, waiting for room; done(OK) once all are in, Cancelled if the
   // queue is (or gets, with cancel_pending_enqueues) closed first.
-  void TryEnqueue(std::vector<Tuple> elements, DoneFn done);
+  // With `cm` (may be null), the request is withdrawn when `cm` is cancelled: the caller
+  // registers a callback calling Cancel(token) after obtaining `token`; a request made after
+  // cancellation fails with Cancelled at once.
+  void TryEnqueue(std::vector<Tuple> elements, DoneFn done,
+                  const CancellationManager* cm = nullptr, CancellationToken token = -1);
   // Takes n elements (as they become available); OutOfRange once the queue is closed and can no
-  // longer provide them (elements already taken are put back).
-  void TryDequeue(int64_t n, DequeueFn done);
+  // longer provide them (elements already taken are put back). `cm`, `token`: as TryEnqueue.
+  void TryDequeue(int64_t n, DequeueFn done, const CancellationManager* cm = nullptr,
+                  CancellationToken token = -1);
+  // Withdraws the waiting request made with `token`: its done gets Cancelled naming the queue
+  // (a dequeue puts back what it had taken; elements an enqueue already added stay). No-op
+  // when no request waits with that token.
+  void Cancel(CancellationToken token);
   void Close(bool cancel_pending_enqueues);
   int64_t Size();
   bool IsClosed();
@@ -55,11 +65,13 @@ class Queue : public ResourceBase {
   struct EnqueueAttempt {
     std::deque<Tuple> elements;
     DoneFn done;
+    CancellationToken token = -1;
   };
   struct DequeueAttempt {
     int64_t n;
     std::vector<Tuple> taken;
     DequeueFn done;
+    CancellationToken token = -1;
   };
   using Ready = std::vector<std::function<void()>>;
   void FlushLocked(Ready* ready);

@@ -41,6 +41,15 @@ void CopyRow(const Tensor& src, int64_t row, Tensor* dst) {
   std::memcpy(static_cast<char*>(dst->raw_data()) + row * bytes, src.raw_data(), bytes);
 }
 
+// With a cancellable step, a token whose cancellation withdraws the request made with it (the
+// queue, given `cm`, refuses requests once `cm` is cancelled); -1 otherwise.
+CancellationToken RegisterCancel(CancellationManager* cm, const std::shared_ptr<Queue>& q) {
+  if (cm == nullptr) return -1;
+  const CancellationToken token = cm->get_cancellation_token();
+  cm->RegisterCallback(token, "", [q, token] { q->Cancel(token); });
+  return token;
+}
+
 }  // namespace
 
 // FIFOQueue and RandomShuffleQueue: create (once) and return the handle.
@@ -93,10 +102,16 @@ class QueueEnqueueOp : public AsyncOpKernel {
                                                     std::vector<Queue::Tuple>{components});
     OP_REQUIRES_OK_ASYNC(ctx, elements.status(), done);
     for (const Queue::Tuple& t : *elements) OP_REQUIRES_OK_ASYNC(ctx, (*q)->ValidateTuple(t), done);
-    (*q)->TryEnqueue(std::move(*elements), [ctx, done](const Status& s) {
-      ctx->SetStatus(s);
-      done();
-    });
+    CancellationManager* cm = ctx->cancellation_manager();
+    const CancellationToken token = RegisterCancel(cm, *q);
+    (*q)->TryEnqueue(
+        std::move(*elements),
+        [ctx, done, cm, token](const Status& s) {
+          if (cm) cm->DeregisterCallback(token);
+          ctx->SetStatus(s);
+          done();
+        },
+        cm, token);
   }
 
  private:
@@ -137,7 +152,11 @@ class QueueDequeueOp : public AsyncOpKernel {
       OP_REQUIRES_ASYNC(ctx, n >= 1, InvalidArgument("DequeueMany needs n >= 1, got ", n), done);
     }
     bool many = many_;
-    (*q)->TryDequeue(n, [ctx, done, many](const Status& s, std::vector<Queue::Tuple> elements) {
+    CancellationManager* cm = ctx->cancellation_manager();
+    const CancellationToken token = RegisterCancel(cm, *q);
+    auto on_done = [ctx, done, many, cm, token](const Status& s,
+                                                std::vector<Queue::Tuple> elements) {
+      if (cm) cm->DeregisterCallback(token);
       if (!s.ok()) {
         ctx->SetStatus(s);
       } else if (!many) {
@@ -146,7 +165,8 @@ class QueueDequeueOp : public AsyncOpKernel {
         ctx->SetStatus(Stack(ctx, elements));
       }
       done();
-    });
+    };
+    (*q)->TryDequeue(n, std::move(on_done), cm, token);
   }
 
  private:

@@ -82,5 +82,28 @@ TEST_CASE("The installed Fashion-MNIST test split has 10000 28x28 images", "[dat
   CHECK(counts == std::vector<int>(10, 1000));
 }
 
+TEST_CASE("MNIST-format train and test images of different sizes fail at load naming both files",
+          "[datasets]") {
+  test::TempDir dir;
+  WriteTinySplit(dir.path(), Split::kTrain, {1, 2, 3});  // 2x2 images
+  IdxArray big{{2, 3, 3}, std::vector<uint8_t>(18, 7)};
+  REQUIRE(WriteIdxFile(dir.file(MnistImagesFile(Split::kTest)), big).ok());
+  REQUIRE(WriteIdxFile(dir.file(MnistLabelsFile(Split::kTest)), {{2}, {4, 5}}).ok());
+  auto splits = LoadMnistTrainTest(dir.path());
+  REQUIRE_FALSE(splits.ok());
+  CHECK(splits.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(splits.status().message(),
+             Catch::Contains(dir.file("train-images-idx3-ubyte.gz")) &&
+                 Catch::Contains(dir.file("t10k-images-idx3-ubyte.gz")) &&
+                 Catch::Contains("2x2") && Catch::Contains("3x3"));
+
+  WriteTinySplit(dir.path(), Split::kTest, {4, 5});  // now 2x2 as well
+  auto ok = LoadMnistTrainTest(dir.path());
+  INFO(ok.status().ToString());
+  REQUIRE(ok.ok());
+  CHECK(ok->train->size() == 3);
+  CHECK(ok->test->size() == 2);
+}
+
 }  // namespace
 }  // namespace fb::datasets

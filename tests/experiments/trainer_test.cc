@@ -360,12 +360,27 @@ TEST_CASE("Checkpoint intervals parse as steps or seconds", "[train]") {
   CHECK(ParseCheckpointEvery("30s")->seconds == 30);
   CHECK(ParseCheckpointEvery("2.5s")->seconds == 2.5);
   for (std::string bad : {"", "s", "0", "-3", "10m", "abc", "nans", "infs", "-infs", "1e999s",
-                          "99999999999999999999"}) {
+                          "1e400s", "99999999999999999999"}) {
     INFO(bad);
     CHECK(ParseCheckpointEvery(bad).status().message() ==
           "checkpoint interval '" + bad +
               "': expected a positive number of steps (500) or seconds (30s)");
   }
+}
+
+TEST_CASE("Train rejects a test set whose images differ in shape before training", "[train]") {
+  TrainOptions o = SmallRun("mlp");
+  datasets::SyntheticOptions so;
+  so.num_examples = 20;
+  so.image_shape = {14, 14, 1};
+  so.num_classes = 5;
+  auto test_set = datasets::MakeSyntheticDataset(so);
+  REQUIRE(test_set.ok());
+  int steps = 0;
+  auto r = Train(o, Synthetic(192, 0), *test_set, [&](const StepProgress&) { ++steps; });
+  CHECK(r.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(r.status().message(), Catch::Contains("[14,14,1]") && Catch::Contains("[12,12,1]"));
+  CHECK(steps == 0);
 }
 
 TEST_CASE("Train rejects a dataset smaller than one batch", "[train]") {

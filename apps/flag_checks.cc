@@ -1,0 +1,58 @@
+#include "apps/flag_checks.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace fb::apps {
+
+CLI::Validator FiniteRange(double lo, double hi) {
+  auto check = [lo, hi](std::string& text) -> std::string {
+    const char* begin = text.c_str();
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(begin, &end);
+    if (text.empty() || end != begin + text.size())
+      return fmt::format("must be a number in [{}, {}], got '{}'", lo, hi, text);
+    if (!std::isfinite(v) || errno == ERANGE)
+      return fmt::format("must be a finite number in [{}, {}], got '{}'", lo, hi, text);
+    if (v < lo || v > hi) return fmt::format("must be in [{}, {}], got '{}'", lo, hi, text);
+    return "";
+  };
+  return CLI::Validator(check, fmt::format("in [{}, {}]", lo, hi), kNumberCheckName);
+}
+
+CLI::Validator IntRange(int64_t lo, int64_t hi) {
+  auto check = [lo, hi](std::string& text) -> std::string {
+    const char* begin = text.c_str();
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(begin, &end, 10);
+    if (text.empty() || end != begin + text.size() || errno == ERANGE || v < lo || v > hi)
+      return fmt::format("must be an integer in [{}, {}], got '{}'", lo, hi, text);
+    return "";
+  };
+  return CLI::Validator(check, fmt::format("integer in [{}, {}]", lo, hi), kNumberCheckName);
+}
+
+std::string UncheckedNumericFlag(CLI::App* app) {
+  for (CLI::Option* opt : app->get_options()) {
+    const std::string type = opt->get_type_name();
+    const std::string base = type.substr(0, type.find(':'));
+    if (base != "FLOAT" && base != "INT" && base != "UINT") continue;
+    try {
+      opt->get_validator(kNumberCheckName);
+    } catch (const CLI::OptionNotFound&) {
+      return app->get_name() + " " + opt->get_name();
+    }
+  }
+  for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) {
+    std::string bad = UncheckedNumericFlag(sub);
+    if (!bad.empty()) return bad;
+  }
+  return "";
+}
+
+}  // namespace fb::apps
