@@ -167,7 +167,7 @@ StatusOr<AppendTable> AppendTable::Create(hid_t loc, const std::string& name, hi
   H5Pset_create_intermediate_group(lcpl.get(), 1);
   // On disk the record type is packed (no alignment padding); writes convert from `type`.
   Handle packed(H5Tcopy(type), H5Tclose);
-  H5Tpack(packed.get());
+  if (H5Tget_class(type) == H5T_COMPOUND) H5Tpack(packed.get());
   Handle ds(H5Dcreate2(loc, name.c_str(), packed.get(), space.get(), lcpl.get(), dcpl.get(),
                        H5P_DEFAULT),
             H5Dclose);
