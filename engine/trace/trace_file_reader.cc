@@ -137,9 +137,12 @@ StatusOr<Trace> ReadTraceFile(const std::string& path) {
     return FailedPrecondition(path, ": trace schema_version is ", t.schema_version,
                               ", this flowbench reads versions ",
                               kOldestReadableTraceSchemaVersion, " to ", kTraceSchemaVersion);
+  ASSIGN_OR_RETURN(t.metadata.seed, h5::ReadCheckedIntAttr(root, "seed", f));
   if (t.schema_version == 1) {
-    RETURN_IF_ERROR(ReadMetadataV1(root, f, &t));
+    // /strings first: parsing its heap collections here rejects corrupt ones before libhdf5
+    // reads the attributes, which usually live in the same collection.
     ASSIGN_OR_RETURN(t.strings, ReadStringsV1(root, f));
+    RETURN_IF_ERROR(ReadMetadataV1(root, f, &t));
   } else {
     ASSIGN_OR_RETURN(t.strings, ReadStringsV2(root, f));
     RETURN_IF_ERROR(ReadMetadataV2(root, f, &t));
