@@ -46,6 +46,24 @@ Status ValidateIds(const Trace& t) {
     RETURN_IF_ERROR(check(t.metrics[i].name, ns, false, "metrics", i, "name"));
   return Status::OK();
 }
+
+// Times within +-2^62 ns (146 years): every difference of two fits an int64, so durations and
+// offsets from the trace's origin computed by the tools cannot overflow.
+Status ValidateTimes(const Trace& t) {
+  constexpr int64_t kMaxAbsNs = int64_t{1} << 62;
+  auto check = [&](int64_t start_ns, int64_t end_ns, const char* table, size_t row) -> Status {
+    if (start_ns >= -kMaxAbsNs && start_ns <= kMaxAbsNs && end_ns >= -kMaxAbsNs &&
+        end_ns <= kMaxAbsNs)
+      return Status::OK();
+    return InvalidArgument(t.path, ": /", table, " row ", row, ": start_ns ", start_ns,
+                           " or end_ns ", end_ns, " is outside +-2^62 ns");
+  };
+  for (size_t i = 0; i < t.events.size(); ++i)
+    RETURN_IF_ERROR(check(t.events[i].start_ns, t.events[i].end_ns, "events", i));
+  for (size_t i = 0; i < t.steps.size(); ++i)
+    RETURN_IF_ERROR(check(t.steps[i].start_ns, t.steps[i].end_ns, "steps", i));
+  return Status::OK();
+}
 }  // namespace
 
 const std::string& Trace::str(int32_t id) const { return Lookup(strings, id); }
@@ -96,6 +114,7 @@ StatusOr<Trace> TraceReader::Open(const std::string& path, const TraceReadOption
     RETURN_IF_ERROR(DeserializeTrace(bytes, &t));
   }
   RETURN_IF_ERROR(ValidateIds(t));
+  RETURN_IF_ERROR(ValidateTimes(t));
   return t;
 }
 

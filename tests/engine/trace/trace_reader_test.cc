@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <catch2/catch.hpp>
 
@@ -123,6 +124,25 @@ TEST_CASE("TraceReader rejects ids that do not index /strings", "[trace][errors]
     CHECK_THAT(t.status().message(),
                Catch::Contains(path + ": attribute 'config': string id 1 is out of range [0, 1)"));
   }
+}
+
+TEST_CASE("TraceReader rejects times whose differences would overflow", "[trace][errors]") {
+  test::TempDir dir;
+  const std::string path = dir.file("t.h5");
+  auto w = TraceWriter::Create(path, TraceMetadata{});
+  REQUIRE(w.ok());
+  TraceEvent e;
+  e.device = "/device:CPU:0";
+  e.start_ns = std::numeric_limits<int64_t>::min();
+  e.end_ns = std::numeric_limits<int64_t>::max();
+  REQUIRE((*w)->AddEvent(e).ok());
+  REQUIRE((*w)->Close().ok());
+  auto t = TraceReader::Open(path);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(t.status().message(),
+             Catch::Contains(path + ": /events row 0: start_ns -9223372036854775808 or end_ns "
+                                    "9223372036854775807 is outside +-2^62 ns"));
 }
 
 TEST_CASE("TraceReader rejects string offsets that do not index the string data",
