@@ -57,8 +57,11 @@ void RunCampaign(const std::string& original, uint64_t seed, const test::TempDir
   for (uint64_t i = 0; i < n; ++i) {
     const std::string path = dir.file("m" + std::to_string(i) + ".h5");
     test::WriteBytes(path, test::Mutate(bytes, seed, i));
-    ++counts[CheckRead(path)];
-    std::filesystem::remove(path);
+    const std::string outcome = CheckRead(path);
+    ++counts[outcome];
+    // Files the isolation had to catch stay for inspection when the directory is kept.
+    if (outcome == "ok" || outcome == "error" || !std::getenv("FLOWBENCH_KEEP_TEST_FILES"))
+      std::filesystem::remove(path);
   }
   if (std::getenv("FLOWBENCH_TRACE_MUTATIONS")) {
     std::cout << original << ": " << n << " mutations:";
