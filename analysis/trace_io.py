@@ -8,7 +8,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSIONS = (1, 2)  # 2: string blob and string ids, no variable-length data
 EVENT_KINDS = {0: "compute", 1: "send", 2: "recv", 3: "memcpy"}
 
 
@@ -27,27 +27,55 @@ def _lookup(names, ids):
     return table[np.where(ids < 0, len(names), ids)]
 
 
+def _strings_v2(f, path):
+    """Version 2's string table: /strings/data (uint8, concatenated UTF-8) and /strings/offsets
+    (int64, n + 1 offsets from 0 to len(data)); string i is data[offsets[i]:offsets[i + 1]]."""
+    if "strings/data" not in f or "strings/offsets" not in f:
+        raise TraceError(f"{path}: missing dataset /strings/data or /strings/offsets")
+    data = f["strings/data"][:].tobytes()
+    offsets = f["strings/offsets"][:]
+    if (len(offsets) < 1 or offsets[0] != 0 or offsets[-1] != len(data)
+            or np.any(np.diff(offsets) < 0)):
+        raise TraceError(f"{path}: dataset /strings/offsets does not index /strings/data")
+    return np.array([data[a:b].decode("utf-8", "replace")
+                     for a, b in zip(offsets[:-1], offsets[1:])], dtype=object)
+
+
+def _resolve_text_attrs(attrs, strings, path):
+    """Version 2 stores git_revision, command_line, host and config as string ids."""
+    for key in ("git_revision", "command_line", "host", "config"):
+        sid = attrs.get(key)
+        if not isinstance(sid, int) or not 0 <= sid < len(strings):
+            raise TraceError(f"{path}: attribute '{key}' is not a string id")
+        attrs[key] = strings[sid]
+
+
 def load_trace(path):
     """Returns {"path": str, "attrs": dict, "strings", "devices", "ops", "edges", "events", "steps", "memory",
-    "metrics": DataFrame}. Raises TraceError naming the file on a wrong schema or missing data."""
+    "metrics": DataFrame}. Reads schema versions 1 and 2 (attrs hold text either way). Raises
+    TraceError naming the file on a wrong schema or missing data."""
     try:
         f = h5py.File(path, "r")
     except OSError as e:
         raise TraceError(f"{path}: cannot open trace: {e}") from e
     with f:
-        attrs = {k: (_attr_str(v) if isinstance(v, (bytes, str)) else v.item())
+        attrs = {k: (_attr_str(v) if isinstance(v, (bytes, str, np.bytes_)) else v.item())
                  for k, v in f.attrs.items()}
         version = attrs.get("schema_version")
-        if version != SCHEMA_VERSION:
+        if version not in SCHEMA_VERSIONS:
             raise TraceError(f"{path}: trace schema_version is {version}, "
-                             f"this script reads version {SCHEMA_VERSION}")
+                             f"this script reads versions {SCHEMA_VERSIONS}")
         tables = {}
         for name in ["devices", "graph/ops", "graph/edges", "events", "steps", "memory",
                      "metrics"]:
             if name not in f:
                 raise TraceError(f"{path}: missing dataset /{name}")
             tables[name.split("/")[-1]] = pd.DataFrame(f[name][:])
-        strings = np.array(f["strings"].asstr()[:], dtype=object)
+        if version == 1:
+            strings = np.array(f["strings"].asstr()[:], dtype=object)
+        else:
+            strings = _strings_v2(f, path)
+            _resolve_text_attrs(attrs, strings, path)
     names = {"strings": pd.Series(strings, name="name")}
     dev = tables["devices"]
     dev["name"] = _lookup(strings, dev["name"])

@@ -104,6 +104,10 @@ StatusOr<Handle> OpenAttr(hid_t obj, const std::string& name, const std::string&
   }
   Handle attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose);
   if (!attr.valid()) return Error(Code::kDataLoss, path, "cannot open attribute '" + name + "'");
+  // Reads below fill one value: a corrupt dataspace of more elements would overrun it.
+  Handle space(H5Aget_space(attr.get()), H5Sclose);
+  if (!space.valid() || H5Sget_simple_extent_npoints(space.get()) != 1)
+    return InvalidArgument(path, ": attribute '", name, "' must hold exactly one value");
   return attr;
 }
 }  // namespace
@@ -138,6 +142,8 @@ StatusOr<std::string> ReadStringAttr(hid_t obj, const std::string& name, const s
     return s;
   }
   size_t n = H5Tget_size(file_type.get());
+  if (n == 0 || n > (size_t{1} << 20))
+    return InvalidArgument(path, ": attribute '", name, "' is a string of ", n, " bytes");
   std::string s(n, '\0');
   if (H5Aread(attr.get(), file_type.get(), s.data()) < 0)
     return Error(Code::kDataLoss, path, "cannot read attribute '" + name + "'");
@@ -167,7 +173,7 @@ StatusOr<AppendTable> AppendTable::Create(hid_t loc, const std::string& name, hi
   H5Pset_create_intermediate_group(lcpl.get(), 1);
   // On disk the record type is packed (no alignment padding); writes convert from `type`.
   Handle packed(H5Tcopy(type), H5Tclose);
-  H5Tpack(packed.get());
+  if (H5Tget_class(type) == H5T_COMPOUND) H5Tpack(packed.get());
   Handle ds(H5Dcreate2(loc, name.c_str(), packed.get(), space.get(), lcpl.get(), dcpl.get(),
                        H5P_DEFAULT),
             H5Dclose);
@@ -190,23 +196,6 @@ Status AppendTable::Append(const void* records, size_t n) {
   return Status::OK();
 }
 
-Status ReadTableRaw(hid_t loc, const std::string& name, hid_t type, size_t record_bytes,
-                    std::vector<char>* bytes, size_t* count, const std::string& path) {
-  if (!Exists(loc, name)) return NotFound(path, ": missing dataset /", name);
-  Handle ds(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!ds.valid()) return Error(Code::kDataLoss, path, "cannot open dataset /" + name);
-  Handle space(H5Dget_space(ds.get()), H5Sclose);
-  if (H5Sget_simple_extent_ndims(space.get()) != 1)
-    return InvalidArgument(path, ": dataset /", name, " must be 1-D");
-  hsize_t n = 0;
-  H5Sget_simple_extent_dims(space.get(), &n, nullptr);
-  bytes->assign(n * record_bytes, 0);
-  *count = n;
-  if (n && H5Dread(ds.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes->data()) < 0)
-    return Error(Code::kDataLoss, path, "cannot read dataset /" + name);
-  return Status::OK();
-}
-
 Status WriteStrings(hid_t loc, const std::string& name, const std::vector<std::string>& strings,
                     const std::string& path) {
   hsize_t dims[1] = {strings.size()};
@@ -222,29 +211,6 @@ Status WriteStrings(hid_t loc, const std::string& name, const std::vector<std::s
       H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) < 0)
     return Error(Code::kInternal, path, "cannot write dataset /" + name);
   return Status::OK();
-}
-
-StatusOr<std::vector<std::string>> ReadStrings(hid_t loc, const std::string& name,
-                                               const std::string& path) {
-  if (!Exists(loc, name)) return NotFound(path, ": missing dataset /", name);
-  Handle ds(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!ds.valid()) return Error(Code::kDataLoss, path, "cannot open dataset /" + name);
-  Handle file_type(H5Dget_type(ds.get()), H5Tclose);
-  Handle space(H5Dget_space(ds.get()), H5Sclose);
-  if (H5Tget_class(file_type.get()) != H5T_STRING || H5Tis_variable_str(file_type.get()) <= 0 ||
-      H5Sget_simple_extent_ndims(space.get()) != 1)
-    return InvalidArgument(path, ": dataset /", name, " must be 1-D variable-length strings");
-  hsize_t n = 0;
-  H5Sget_simple_extent_dims(space.get(), &n, nullptr);
-  std::vector<char*> ptrs(n, nullptr);
-  Handle type = VarStringType();
-  if (n && H5Dread(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()) < 0)
-    return Error(Code::kDataLoss, path, "cannot read dataset /" + name);
-  std::vector<std::string> out;
-  out.reserve(n);
-  for (char* p : ptrs) out.emplace_back(p ? p : "");
-  if (n) H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, ptrs.data());
-  return out;
 }
 
 Status FsyncPath(const std::string& path) {

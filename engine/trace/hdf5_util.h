@@ -105,26 +105,11 @@ Status WriteTable(hid_t loc, const std::string& name, hid_t type, const std::vec
   return table.Append(records);
 }
 
-// Reads a whole 1-D table of records converted to `type` (HDF5 matches compound fields by name).
-// NotFound naming the file and the dataset when it is missing; DataLoss when unreadable.
-Status ReadTableRaw(hid_t loc, const std::string& name, hid_t type, size_t record_bytes,
-                    std::vector<char>* bytes, size_t* count, const std::string& path);
-template <typename T>
-StatusOr<std::vector<T>> ReadTable(hid_t loc, const std::string& name, hid_t type,
-                                   const std::string& path) {
-  std::vector<char> bytes;
-  size_t count = 0;
-  RETURN_IF_ERROR(ReadTableRaw(loc, name, type, sizeof(T), &bytes, &count, path));
-  std::vector<T> out(count);
-  if (count) std::memcpy(out.data(), bytes.data(), count * sizeof(T));
-  return out;
-}
-
-// A 1-D dataset of variable-length UTF-8 strings (h5py: f[name].asstr()[:]).
+// A 1-D dataset of variable-length UTF-8 strings (h5py: f[name].asstr()[:]), as trace schema
+// version 1 stored /strings. Reading untrusted tables and strings: hdf5_checked.h and
+// global_heap_strings.h (libhdf5 follows variable-length data's heap ids unchecked).
 Status WriteStrings(hid_t loc, const std::string& name, const std::vector<std::string>& strings,
                     const std::string& path);
-StatusOr<std::vector<std::string>> ReadStrings(hid_t loc, const std::string& name,
-                                               const std::string& path);
 
 // A variable-length UTF-8 string type (owned handle).
 Handle VarStringType();

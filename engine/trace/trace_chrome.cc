@@ -114,7 +114,9 @@ nlohmann::json ChromeTraceJson(const Trace& trace, const ChromeExportOptions& op
 
 Status WriteChromeTrace(const Trace& trace, const std::string& out_path,
                         const ChromeExportOptions& options) {
-  const std::string text = ChromeTraceJson(trace, options).dump();
+  // Names are bytes from the file: invalid UTF-8 becomes U+FFFD instead of a json exception.
+  const std::string text = ChromeTraceJson(trace, options)
+                               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   bool gz = options.gzip || (out_path.size() > 3 && out_path.ends_with(".gz"));
   if (gz) {
     gzFile f = gzopen(out_path.c_str(), "wb6");

@@ -1,50 +1,18 @@
 #include "engine/trace/trace_reader.h"
 
+#include <cstdlib>
+
+#include "engine/trace/isolated_call.h"
+#include "engine/trace/trace_file_reader.h"
+#include "engine/trace/hdf5_checked.h"
+#include "engine/trace/trace_serialization.h"
+
 namespace fb {
 
 namespace {
 const std::string& Lookup(const std::vector<std::string>& v, int32_t id) {
   static const std::string* empty = new std::string;
   return id >= 0 && static_cast<size_t>(id) < v.size() ? v[id] : *empty;
-}
-
-Status ReadMetadata(hid_t root, Trace* t) {
-  const std::string& p = t->path;
-  ASSIGN_OR_RETURN(t->schema_version, h5::ReadIntAttr(root, "schema_version", p));
-  if (t->schema_version != kTraceSchemaVersion)
-    return FailedPrecondition(p, ": trace schema_version is ", t->schema_version,
-                              ", this flowbench reads version ", kTraceSchemaVersion);
-  ASSIGN_OR_RETURN(std::string mode, h5::ReadStringAttr(root, "mode", p));
-  auto parsed = TraceModeFromName(mode);
-  if (!parsed.ok()) return parsed.status().WithPrefix(p + ": ");
-  TraceMetadata& m = t->metadata;
-  m.mode = *parsed;
-  ASSIGN_OR_RETURN(t->clock, h5::ReadStringAttr(root, "clock", p));
-  ASSIGN_OR_RETURN(m.seed, h5::ReadIntAttr(root, "seed", p));
-  ASSIGN_OR_RETURN(m.git_revision, h5::ReadStringAttr(root, "git_revision", p));
-  ASSIGN_OR_RETURN(m.command_line, h5::ReadStringAttr(root, "command_line", p));
-  ASSIGN_OR_RETURN(m.host, h5::ReadStringAttr(root, "host", p));
-  ASSIGN_OR_RETURN(m.config_json, h5::ReadStringAttr(root, "config", p));
-  return Status::OK();
-}
-
-Status ReadTables(hid_t root, Trace* t) {
-  const std::string& p = t->path;
-  ASSIGN_OR_RETURN(t->strings, h5::ReadStrings(root, trace_paths::kStrings, p));
-  ASSIGN_OR_RETURN(t->devices,
-                   h5::ReadTable<DeviceRecord>(root, trace_paths::kDevices, DeviceH5Type().get(), p));
-  ASSIGN_OR_RETURN(t->ops, h5::ReadTable<OpRecord>(root, trace_paths::kGraphOps, OpH5Type().get(), p));
-  ASSIGN_OR_RETURN(t->edges,
-                   h5::ReadTable<EdgeRecord>(root, trace_paths::kGraphEdges, EdgeH5Type().get(), p));
-  ASSIGN_OR_RETURN(t->events,
-                   h5::ReadTable<EventRecord>(root, trace_paths::kEvents, EventH5Type().get(), p));
-  ASSIGN_OR_RETURN(t->steps,
-                   h5::ReadTable<StepRecord>(root, trace_paths::kSteps, StepH5Type().get(), p));
-  ASSIGN_OR_RETURN(t->memory,
-                   h5::ReadTable<MemoryRecord>(root, trace_paths::kMemory, MemoryH5Type().get(), p));
-  ASSIGN_OR_RETURN(t->metrics,
-                   h5::ReadTable<MetricRecord>(root, trace_paths::kMetrics, MetricH5Type().get(), p));
-  return Status::OK();
 }
 
 // Every id a record holds must index /strings or /devices (or be -1 where "none" is allowed).
@@ -78,6 +46,24 @@ Status ValidateIds(const Trace& t) {
     RETURN_IF_ERROR(check(t.metrics[i].name, ns, false, "metrics", i, "name"));
   return Status::OK();
 }
+
+// Times within +-2^62 ns (146 years): every difference of two fits an int64, so durations and
+// offsets from the trace's origin computed by the tools cannot overflow.
+Status ValidateTimes(const Trace& t) {
+  constexpr int64_t kMaxAbsNs = int64_t{1} << 62;
+  auto check = [&](int64_t start_ns, int64_t end_ns, const char* table, size_t row) -> Status {
+    if (start_ns >= -kMaxAbsNs && start_ns <= kMaxAbsNs && end_ns >= -kMaxAbsNs &&
+        end_ns <= kMaxAbsNs)
+      return Status::OK();
+    return InvalidArgument(t.path, ": /", table, " row ", row, ": start_ns ", start_ns,
+                           " or end_ns ", end_ns, " is outside +-2^62 ns");
+  };
+  for (size_t i = 0; i < t.events.size(); ++i)
+    RETURN_IF_ERROR(check(t.events[i].start_ns, t.events[i].end_ns, "events", i));
+  for (size_t i = 0; i < t.steps.size(); ++i)
+    RETURN_IF_ERROR(check(t.steps[i].start_ns, t.steps[i].end_ns, "steps", i));
+  return Status::OK();
+}
 }  // namespace
 
 const std::string& Trace::str(int32_t id) const { return Lookup(strings, id); }
@@ -87,14 +73,48 @@ const std::string& Trace::device_name(int32_t id) const {
   return str(devices[id].name);
 }
 
-StatusOr<Trace> TraceReader::Open(const std::string& path) {
-  h5::Hdf5Guard guard;
+namespace {
+
+double Timeout(const TraceReadOptions& o, uint64_t file_bytes) {
+  if (o.timeout_s > 0) return o.timeout_s;
+  if (const char* env = std::getenv("FLOWBENCH_TRACE_READ_TIMEOUT_S")) {
+    const double s = std::atof(env);
+    if (s > 0) return s;
+  }
+  return 30.0 + static_cast<double>(file_bytes) / 10e6;
+}
+
+bool InProcess(const TraceReadOptions& o) {
+  const char* env = std::getenv("FLOWBENCH_TRACE_READ_IN_PROCESS");
+  return !o.isolate || (env && std::string(env) == "1");
+}
+
+}  // namespace
+
+StatusOr<Trace> TraceReader::Open(const std::string& path, const TraceReadOptions& options) {
+  ASSIGN_OR_RETURN(h5::FileBounds bounds, h5::GetFileBounds(path));
   Trace t;
-  t.path = path;
-  ASSIGN_OR_RETURN(h5::Handle file, h5::OpenFileForRead(path, "trace"));
-  RETURN_IF_ERROR(ReadMetadata(file.get(), &t));
-  RETURN_IF_ERROR(ReadTables(file.get(), &t));
+  if (InProcess(options)) {
+    h5::Hdf5Guard guard;
+    ASSIGN_OR_RETURN(t, ReadTraceFile(path));
+  } else {
+    IsolatedCallOptions iso;
+    iso.path = path;
+    iso.what = "reading the trace";
+    iso.timeout_s = Timeout(options, bounds.file_bytes);
+    // The guard keeps other threads out of libhdf5 while the process forks.
+    h5::Hdf5Guard guard;
+    ASSIGN_OR_RETURN(std::string bytes, RunIsolated(
+                                            [&]() -> StatusOr<std::string> {
+                                              ASSIGN_OR_RETURN(Trace child, ReadTraceFile(path));
+                                              return SerializeTrace(child);
+                                            },
+                                            iso));
+    t.path = path;
+    RETURN_IF_ERROR(DeserializeTrace(bytes, &t));
+  }
   RETURN_IF_ERROR(ValidateIds(t));
+  RETURN_IF_ERROR(ValidateTimes(t));
   return t;
 }
 

@@ -7,8 +7,10 @@
 // description, with h5py/pandas recipes, is docs/trace-format.md.
 //
 //   /                  attributes: schema_version (int), mode ("real"|"sim"), simulated (0|1),
-//                      clock ("ns"), seed, git_revision, command_line, host, config (JSON text)
-//   /strings           1-D variable-length UTF-8 strings; a string's id is its index
+//                      clock ("ns"), seed; git_revision, command_line, host, config (JSON text)
+//                      as string ids
+//   /strings/data      uint8[]: the strings' UTF-8 bytes, concatenated
+//   /strings/offsets   int64[n + 1]: string i is data[offsets[i], offsets[i + 1]); its id is i
 //   /devices           DeviceRecord[]  (id, name, type)
 //   /graph/ops         OpRecord[]      (id, node, op_type, device)
 //   /graph/edges       EdgeRecord[]    (src, src_output, dst, dst_input, bytes)
@@ -19,8 +21,11 @@
 //
 // Every table is a chunked, extendable, gzip-compressed 1-D compound dataset whose fields are
 // integers or doubles only (names are ids into /strings), so pandas.DataFrame(f["events"][:])
-// works directly. Times are ns (CLOCK_REALTIME ns since the Unix epoch for real runs, simulated
-// ns since the simulation start for sim runs); sizes are bytes.
+// works directly. Nothing in the file is variable-length (version 2): libhdf5 keeps
+// variable-length data in a global heap that it follows without checks, so a corrupt file could
+// crash readers; fixed-size data can be checked against the file before it is read. Times are ns
+// (CLOCK_REALTIME ns since the Unix epoch for real runs, simulated ns since the simulation start
+// for sim runs); sizes are bytes.
 #include <hdf5.h>
 
 #include <cstdint>
@@ -31,8 +36,10 @@
 
 namespace fb {
 
-// Bumped whenever a dataset, field or attribute changes meaning; readers reject other versions.
-inline constexpr int64_t kTraceSchemaVersion = 1;
+// Bumped whenever a dataset, field or attribute changes meaning. Version 2 (this writer) replaced
+// version 1's variable-length strings (/strings and the string attributes) with the string blob
+// and string ids; TraceReader reads both.
+inline constexpr int64_t kTraceSchemaVersion = 2;
 
 enum class EventKind : int32_t {
   kCompute = 0,  // a kernel (any op that is not a transfer)
@@ -125,7 +132,9 @@ struct MetricRecord {
 
 // Dataset paths (relative to the root) and root attribute names.
 namespace trace_paths {
-inline constexpr const char* kStrings = "strings";
+inline constexpr const char* kStrings = "strings";  // version 1: variable-length strings
+inline constexpr const char* kStringData = "strings/data";        // version 2
+inline constexpr const char* kStringOffsets = "strings/offsets";  // version 2
 inline constexpr const char* kDevices = "devices";
 inline constexpr const char* kGraphOps = "graph/ops";
 inline constexpr const char* kGraphEdges = "graph/edges";

@@ -1,6 +1,7 @@
 #include "engine/trace/trace_summary.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -12,10 +13,18 @@ double Median(std::vector<int64_t> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   size_t n = v.size();
-  return n % 2 ? static_cast<double>(v[n / 2]) : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+  return n % 2 ? static_cast<double>(v[n / 2])
+               : (static_cast<double>(v[n / 2 - 1]) + static_cast<double>(v[n / 2])) / 2.0;
 }
 
 namespace {
+
+// a + b, saturating at the int64 range (sums of many long durations of a corrupt trace).
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  return b > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+}
 
 std::vector<OpTypeTime> OpTimes(const Trace& t, int64_t* total) {
   std::map<int32_t, OpTypeTime> by_op;
@@ -23,8 +32,8 @@ std::vector<OpTypeTime> OpTimes(const Trace& t, int64_t* total) {
   for (const EventRecord& e : t.events) {
     OpTypeTime& o = by_op[e.op_type];
     ++o.count;
-    o.total_ns += e.end_ns - e.start_ns;
-    *total += e.end_ns - e.start_ns;
+    o.total_ns = SaturatingAdd(o.total_ns, e.end_ns - e.start_ns);
+    *total = SaturatingAdd(*total, e.end_ns - e.start_ns);
   }
   std::vector<OpTypeTime> ops;
   for (auto& [id, o] : by_op) {
@@ -46,14 +55,14 @@ DeviceBusyTime BusyTime(std::vector<std::pair<int64_t, int64_t>> intervals) {
   for (const auto& [s, e] : intervals) {
     last_end = std::max(last_end, e);
     if (s > cur_end) {
-      d.busy_ns += cur_end - cur_start;
+      d.busy_ns = SaturatingAdd(d.busy_ns, cur_end - cur_start);
       cur_start = s;
       cur_end = e;
     } else {
       cur_end = std::max(cur_end, e);
     }
   }
-  d.busy_ns += cur_end - cur_start;
+  d.busy_ns = SaturatingAdd(d.busy_ns, cur_end - cur_start);
   d.span_ns = last_end - intervals[0].first;
   return d;
 }

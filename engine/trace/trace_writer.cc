@@ -11,6 +11,7 @@
 #include "engine/framework/device_name.h"
 #include "engine/graph/graph.h"
 #include "engine/runtime/session.h"
+#include "engine/trace/hdf5_checked.h"
 
 namespace fb {
 
@@ -18,6 +19,7 @@ namespace {
 // Events buffered in memory before an append to /events; also the /events chunk size.
 constexpr size_t kEventChunkRecords = 16384;
 constexpr size_t kSmallChunkRecords = 1024;
+constexpr size_t kStringChunkBytes = 65536;
 
 std::string DeviceTypeFromName(const std::string& name) {
   auto parsed = ParseDeviceName(name);
@@ -45,16 +47,20 @@ Status TraceWriter::Init(const TraceMetadata& m) {
                      H5Fclose);
   if (!file_.valid()) return h5::Error(Code::kInternal, tmp_path_, "cannot create trace file");
   hid_t root = file_.get();
+  // Fixed-size attributes only (schema version 2): free text goes to /strings by id.
   RETURN_IF_ERROR(h5::WriteAttr(root, "schema_version", kTraceSchemaVersion, tmp_path_));
-  RETURN_IF_ERROR(h5::WriteAttr(root, "mode", std::string(TraceModeName(m.mode)), tmp_path_));
+  RETURN_IF_ERROR(h5::WriteFixedStringAttr(root, "mode", TraceModeName(m.mode), tmp_path_));
   RETURN_IF_ERROR(
       h5::WriteAttr(root, "simulated", int64_t{m.mode == TraceMode::kSim}, tmp_path_));
-  RETURN_IF_ERROR(h5::WriteAttr(root, "clock", std::string("ns"), tmp_path_));
+  RETURN_IF_ERROR(h5::WriteFixedStringAttr(root, "clock", "ns", tmp_path_));
   RETURN_IF_ERROR(h5::WriteAttr(root, "seed", m.seed, tmp_path_));
-  RETURN_IF_ERROR(h5::WriteAttr(root, "git_revision", m.git_revision, tmp_path_));
-  RETURN_IF_ERROR(h5::WriteAttr(root, "command_line", m.command_line, tmp_path_));
-  RETURN_IF_ERROR(h5::WriteAttr(root, "host", m.host, tmp_path_));
-  RETURN_IF_ERROR(h5::WriteAttr(root, "config", m.config_json, tmp_path_));
+  auto text = [&](const char* name, const std::string& value) {
+    return h5::WriteAttr(root, name, int64_t{Intern(value)}, tmp_path_);
+  };
+  RETURN_IF_ERROR(text("git_revision", m.git_revision));
+  RETURN_IF_ERROR(text("command_line", m.command_line));
+  RETURN_IF_ERROR(text("host", m.host));
+  RETURN_IF_ERROR(text("config", m.config_json));
   event_type_ = EventH5Type();
   step_type_ = StepH5Type();
   memory_type_ = MemoryH5Type();
@@ -213,6 +219,24 @@ Status TraceWriter::AddGraph(const Graph& graph, const EdgeBytesFn& edge_bytes) 
   return Status::OK();
 }
 
+// /strings/data (the UTF-8 bytes of every string, concatenated) and /strings/offsets (n + 1
+// offsets into it): fixed-size data, unlike variable-length strings (trace_schema.h).
+Status TraceWriter::WriteStringTable() {
+  std::vector<uint8_t> data;
+  std::vector<int64_t> offsets = {0};
+  offsets.reserve(strings_.size() + 1);
+  for (const std::string& s : strings_) {
+    data.insert(data.end(), s.begin(), s.end());
+    offsets.push_back(static_cast<int64_t>(data.size()));
+  }
+  hid_t root = file_.get();
+  ASSIGN_OR_RETURN(h5::AppendTable blob,
+                   h5::AppendTable::Create(root, trace_paths::kStringData, H5T_NATIVE_UINT8,
+                                           kStringChunkBytes, tmp_path_));
+  RETURN_IF_ERROR(blob.Append(data));
+  return h5::WriteTable(root, trace_paths::kStringOffsets, H5T_NATIVE_INT64, offsets, tmp_path_);
+}
+
 Status TraceWriter::Close() {
   std::lock_guard<std::mutex> l(mu_);
   RETURN_IF_ERROR(CheckOpen());
@@ -232,7 +256,7 @@ Status TraceWriter::CloseLocked() {
   }
   RETURN_IF_ERROR(h5::WriteTable(root, trace_paths::kDevices, DeviceH5Type().get(), devices_,
                                  tmp_path_));
-  RETURN_IF_ERROR(h5::WriteStrings(root, trace_paths::kStrings, strings_, tmp_path_));
+  RETURN_IF_ERROR(WriteStringTable());
   events_.reset();
   steps_.reset();
   memory_.reset();

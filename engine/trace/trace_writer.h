@@ -111,6 +111,7 @@ class TraceWriter {
   Status CheckOpen() const;
   Status AppendEvent(const EventRecord& record);
   Status FlushEvents();
+  Status WriteStringTable();
   Status CloseLocked();
 
   const std::string path_, tmp_path_;

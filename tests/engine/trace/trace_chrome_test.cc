@@ -136,5 +136,18 @@ TEST_CASE("Chrome export writes plain or gzip-compressed JSON files", "[trace]")
   CHECK_THAT(s.message(), Catch::Contains("missing/t.json: cannot open for writing"));
 }
 
+TEST_CASE("Chrome export replaces names that are not UTF-8", "[trace][errors]") {
+  // A corrupt trace's string table may hold any bytes; the export threw (and aborted) on them.
+  test::TempDir dir;
+  Trace t = test::SmallTrace();
+  t.strings[3] = "a\x9f\xff";
+  REQUIRE(WriteChromeTrace(t, dir.file("t.json"), {}).ok());
+  std::ifstream in(dir.file("t.json"));
+  std::stringstream text;
+  text << in.rdbuf();
+  auto events = CompleteEvents(nlohmann::json::parse(text.str()));
+  CHECK(Named(events, "a\xef\xbf\xbd\xef\xbf\xbd").at("args").at("op") == "MatMul");
+}
+
 }  // namespace
 }  // namespace fb

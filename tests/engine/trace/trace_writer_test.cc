@@ -155,7 +155,9 @@ TEST_CASE("Trace writer appends more events than one chunk and marks unknown los
   REQUIRE(t->events.size() == static_cast<size_t>(n));
   CHECK(t->events[n - 1].step == 1);
   CHECK(t->events[n - 1].start_ns == (n / 2 - 1) * 10);
-  CHECK(t->strings.size() == 10);  // n0..n6, "Add", the device name and its type "CPU"
+  // "" (git_revision, command_line, host), "{}" (config), n0..n6, "Add", the device name and its
+  // type "CPU"
+  CHECK(t->strings.size() == 12);
   REQUIRE(t->steps.size() == 2);
   CHECK(std::isnan(t->steps[0].loss));
   CHECK(t->metadata.mode == TraceMode::kReal);
