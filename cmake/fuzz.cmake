@@ -54,11 +54,17 @@ file(GLOB FB_FUZZ_OPS_SRCS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/engine/ops/*.
 add_library(fb_fuzz_ops OBJECT ${FB_FUZZ_OPS_SRCS})
 target_link_libraries(fb_fuzz_ops PUBLIC fb_fuzz_core)
 
-# SimGrid platforms: sim/platform*.cc (loading, validation, the generator of the seeds).
+# SimGrid platforms: the validation (libxml2) and Simulation::LoadPlatform, whose object file
+# also holds the rest of the simulator, hence sim/ with placement and partitioning (the static
+# library links only the objects the platform target and the seed generator reach).
 pkg_check_modules(SIMGRID REQUIRED IMPORTED_TARGET simgrid)
-file(GLOB FB_FUZZ_SIM_SRCS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/sim/platform*.cc)
+find_package(LibXml2 REQUIRED)
+file(GLOB FB_FUZZ_SIM_SRCS CONFIGURE_DEPENDS
+  ${PROJECT_SOURCE_DIR}/sim/*.cc
+  ${PROJECT_SOURCE_DIR}/engine/placement/*.cc
+  ${PROJECT_SOURCE_DIR}/engine/partition/*.cc)
 add_library(fb_fuzz_sim STATIC ${FB_FUZZ_SIM_SRCS})
-target_link_libraries(fb_fuzz_sim PUBLIC fb_fuzz_core PkgConfig::SIMGRID)
+target_link_libraries(fb_fuzz_sim PUBLIC fb_fuzz_core PkgConfig::SIMGRID LibXml2::LibXml2)
 target_compile_definitions(fb_fuzz_sim PRIVATE
   FB_SIM_PLATFORM_DIR="${PROJECT_SOURCE_DIR}/sim/platforms")
 

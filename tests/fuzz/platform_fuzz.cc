@@ -1,40 +1,26 @@
 // libFuzzer target: SimGrid platform files as `flowbench sim --platform FILE.xml` loads them.
-// SimGrid allows one engine per process and aborts on some malformed platforms, so the load
-// runs in a forked child (tests/fuzz/fork_check.h): the platform is loaded into a fresh engine
-// and its devices are read (sim/platform.h: PlatformDevices). Any Status is an acceptable answer;
-// a child that crashes, aborts or hangs is a finding.
+//  1. In process, what the fuzzer explores: ValidatePlatformFile (sim/platform_validation.h), the
+//     check that runs before SimGrid reads a file because SimGrid aborts on many bad platforms.
+//  2. For a file it accepts, in a forked child (SimGrid allows one engine per process; see
+//     tests/fuzz/fork_check.h): Simulation::LoadPlatform, the public loader (validation, SimGrid's
+//     parser, sealing, resource and device checks). It may return any Status; a child that
+//     crashes, aborts or hangs is a finding: the validation let through a file SimGrid cannot
+//     take. Coverage of the child does not guide the fuzzer, which is why step 1 is separate.
 // Seeds: tests/fuzz/corpus/platform (tests/fuzz/make_seeds.cc), dictionary platform.dict.
-#include <simgrid/s4u.hpp>
-#include <xbt/log.h>
-
 #include <cstddef>
 #include <cstdint>
 
-#include "sim/platform.h"
+#include "sim/platform_validation.h"
+#include "sim/simulator.h"
 #include "tests/fuzz/fork_check.h"
 #include "tests/fuzz/fuzz_input_file.h"
 
-namespace {
-
-// What fb::sim::Simulation's constructor and LoadPlatform do, without the rest of the simulator.
-void LoadIntoSimGrid(const std::string& path) {
-  int argc = 1;
-  static char name[] = "flowbench-fuzz-platform";
-  char* argv[] = {name, nullptr};
-  xbt_log_control_set("root.thresh:critical");
-  simgrid::s4u::Engine engine(&argc, argv);
-  try {
-    engine.load_platform(path);
-  } catch (const std::exception&) {
-    return;  // Simulation::LoadPlatform turns this into InvalidArgument naming the file
-  }
-  (void)fb::sim::PlatformDevices(engine);
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = fb::fuzz::WriteInputFile(data, size, "platform", ".xml");
-  fb::fuzz::CheckInChild("SimGrid load_platform", 10, [&] { LoadIntoSimGrid(path); });
+  if (!fb::sim::ValidatePlatformFile(path).ok()) return 0;
+  fb::fuzz::CheckInChild("Simulation::LoadPlatform of a validated platform", 10, [&] {
+    fb::sim::Simulation sim;
+    (void)sim.LoadPlatform(path);
+  });
   return 0;
 }
