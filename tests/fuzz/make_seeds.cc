@@ -262,7 +262,8 @@ Status PlatformSeeds(const fs::path& dir, const fs::path& source_dir) {
   RETURN_IF_ERROR(WriteText(dir / "node_2gpu_pcie.xml", pcie));
   RETURN_IF_ERROR(WriteText(dir / "node_2gpu_nvlink.xml", nvlink));
   RETURN_IF_ERROR(WriteText(dir / "mpi_ps1_worker2.xml", mpi));
-  RETURN_IF_ERROR(WriteText(dir / "single_cpu.xml", sim::SingleCpuXml("cpu", 1e11, 2e10, 3000)));
+  ASSIGN_OR_RETURN(std::string single_cpu, sim::SingleCpuXml("cpu", 1e11, 2e10, 3000));
+  RETURN_IF_ERROR(WriteText(dir / "single_cpu.xml", single_cpu));
   for (const char* name : {"two_hosts.xml", "star_4.xml"}) {
     std::error_code ec;
     fs::copy_file(source_dir / "sim/platforms" / name, dir / name,
