@@ -18,7 +18,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = fb::fuzz::WriteInputFile(data, size, "platform", ".xml");
   if (!fb::sim::ValidatePlatformFile(path).ok()) return 0;
-  fb::fuzz::CheckInChild("Simulation::LoadPlatform of a validated platform", 10, [&] {
+  fb::fuzz::CheckInChild("Simulation::LoadPlatform of a validated platform", 5, [&] {
     fb::sim::Simulation sim;
     (void)sim.LoadPlatform(path);
   });
