@@ -13,7 +13,9 @@
 
 #include <zlib.h>
 
+#include "engine/trace/hdf5_checked.h"
 #include "engine/trace/hdf5_util.h"
+#include "engine/trace/isolated_call.h"
 
 namespace fb {
 
@@ -140,7 +142,10 @@ Status WriteTensor(hid_t file, const std::string& name, const Tensor& t, const s
   if (t.NumElements() > 0 &&
       H5Dwrite(ds.get(), type->get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw_data()) < 0)
     return h5::Error(Code::kInternal, path, Where(name) + "cannot write data");
-  RETURN_IF_ERROR(h5::WriteAttr(ds.get(), "dtype", std::string(DataTypeString(t.dtype())), path));
+  // Fixed-length (format 2): a variable-length string would live in HDF5's global heap, whose
+  // corrupt references crash libhdf5.
+  RETURN_IF_ERROR(
+      h5::WriteFixedStringAttr(ds.get(), "dtype", std::string(DataTypeString(t.dtype())), path));
   const uint32_t crc =
       CheckpointTensorCrc32(name, t.dtype(), t.shape(), t.raw_data(), t.ByteSize());
   return h5::WriteAttr(ds.get(), kCrcAttr, static_cast<int64_t>(crc), path);
@@ -230,10 +235,12 @@ namespace {
 struct OpenFile {
   h5::Handle file;
   int64_t version = 0;
+  h5::FileBounds bounds;
 };
 
 StatusOr<OpenFile> OpenCheckpoint(const std::string& path) {
   ASSIGN_OR_RETURN(h5::Handle file, h5::OpenFileForRead(path, "checkpoint"));
+  ASSIGN_OR_RETURN(h5::FileBounds bounds, h5::GetFileBounds(path));
   auto version = h5::ReadIntAttr(file.get(), "format_version", path);
   if (!version.ok())
     return FailedPrecondition(path, ": not a flowbench checkpoint (",
@@ -242,13 +249,32 @@ StatusOr<OpenFile> OpenCheckpoint(const std::string& path) {
     return FailedPrecondition(path, ": checkpoint format_version is ", *version,
                               ", this flowbench reads versions ", kOldestCheckpointFormatVersion,
                               " to ", kCheckpointFormatVersion);
-  return OpenFile{std::move(file), *version};
+  return OpenFile{std::move(file), *version, bounds};
+}
+
+// The dtype attribute: a fixed-length string in format 2. Format 1 wrote it variable-length;
+// libhdf5 follows such a string's global-heap reference unchecked (a corrupt one crashed or hung
+// it under fuzzing), so a variable-length one is read in a child process (RunIsolated).
+StatusOr<std::string> ReadDtypeAttr(hid_t ds, const OpenFile& f, const std::string& path) {
+  constexpr size_t kMaxDtypeBytes = 32;
+  ASSIGN_OR_RETURN(h5::Handle attr, h5::OpenCheckedAttr(ds, "dtype", f.bounds));
+  h5::Handle type(H5Aget_type(attr.get()), H5Tclose);
+  if (f.version < 2 && H5Tget_class(type.get()) == H5T_STRING &&
+      H5Tis_variable_str(type.get()) > 0) {
+    IsolatedCallOptions options;
+    options.path = path;
+    options.what = "reading a format-1 dtype attribute";
+    options.timeout_s = 10;
+    return RunIsolated([&] { return h5::ReadStringAttr(ds, "dtype", path); }, options);
+  }
+  return h5::ReadCheckedFixedStringAttr(ds, "dtype", kMaxDtypeBytes, f.bounds);
 }
 // The dtype attribute and the shape of an open dataset.
-StatusOr<CheckpointEntry> Describe(hid_t ds, const std::string& name, const std::string& path) {
+StatusOr<CheckpointEntry> Describe(hid_t ds, const OpenFile& f, const std::string& name,
+                                   const std::string& path) {
   CheckpointEntry e;
   e.name = name;
-  auto dtype_name = h5::ReadStringAttr(ds, "dtype", path);
+  auto dtype_name = ReadDtypeAttr(ds, f, path);
   if (!dtype_name.ok())
     return DataLoss(path, ": ", Where(name), "corrupt checkpoint: ", dtype_name.status().message());
   auto dtype = DataTypeFromString(*dtype_name);
@@ -351,7 +377,7 @@ StatusOr<Tensor> ReadVerified(const OpenFile& f, const std::string& name, const 
                               CheckpointEntry* entry, Allocator* allocator) {
   h5::Handle ds(H5Dopen2(f.file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!ds.valid()) return h5::Error(Code::kDataLoss, path, Where(name) + "cannot open dataset");
-  ASSIGN_OR_RETURN(*entry, Describe(ds.get(), name, path));
+  ASSIGN_OR_RETURN(*entry, Describe(ds.get(), f, name, path));
   ASSIGN_OR_RETURN(Tensor t, ReadData(ds.get(), *entry, f.version, path, allocator));
   if (name == kGlobalStepName && f.version >= 2)
     RETURN_IF_ERROR(CheckGlobalStepAttr(f.file.get(), t, path));
@@ -373,7 +399,7 @@ StatusOr<Tensor> ReadCheckpointTensor(const std::string& path, const std::string
   }
   h5::Handle ds(H5Dopen2(f.file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!ds.valid()) return h5::Error(Code::kDataLoss, path, Where(name) + "cannot open dataset");
-  ASSIGN_OR_RETURN(CheckpointEntry e, Describe(ds.get(), name, path));
+  ASSIGN_OR_RETURN(CheckpointEntry e, Describe(ds.get(), f, name, path));
   if (e.dtype != dtype)
     return InvalidArgument(path, ": ", Where(name), "checkpoint holds ", DataTypeString(e.dtype),
                            ", expected ", DataTypeString(dtype));
@@ -392,7 +418,7 @@ StatusOr<std::vector<CheckpointEntry>> ListCheckpoint(const std::string& path) {
   for (const std::string& name : names) {
     h5::Handle ds(H5Dopen2(f.file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
     if (!ds.valid()) return h5::Error(Code::kDataLoss, path, Where(name) + "cannot open dataset");
-    ASSIGN_OR_RETURN(CheckpointEntry e, Describe(ds.get(), name, path));
+    ASSIGN_OR_RETURN(CheckpointEntry e, Describe(ds.get(), f, name, path));
     entries.push_back(std::move(e));
   }
   return entries;

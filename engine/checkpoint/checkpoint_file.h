@@ -7,7 +7,8 @@
 //                      global_step (int, only when a tensor named "global_step" was saved)
 //   /<name>            one dataset per tensor, named after the variable ("layer1/w" is dataset
 //                      w in group layer1), with the tensor's shape (row-major) and attributes
-//                      dtype ("float", "int64", ... TensorFlow's names) and crc32 (version 2)
+//                      dtype ("float", "int64", ... TensorFlow's names; a fixed-length string
+//                      from version 2, variable-length in version 1) and crc32 (version 2)
 //
 // HDF5 storage types: float, double, (u)int8..64 as themselves; bool as h5py's enum(int8)
 // {FALSE, TRUE}; complex64 as h5py's compound {r, i}; half and bfloat16 as their uint16 bits (the

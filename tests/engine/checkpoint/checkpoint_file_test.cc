@@ -327,12 +327,23 @@ TEST_CASE("The global_step root attribute must match the global_step variable",
 }
 
 // Turns a version-2 file into what version 1 wrote: no crc32 attributes, format_version 1.
+// Format 1 wrote the dtype attribute as a variable-length string (read in a child process now).
+void RewriteDtypeAsVariableLength(hid_t file, const char* name, const std::string& path) {
+  h5::Handle ds(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose);
+  REQUIRE(ds.valid());
+  auto dtype = h5::ReadStringAttr(ds.get(), "dtype", path);
+  REQUIRE(dtype.ok());
+  REQUIRE(h5::WriteAttr(ds.get(), "dtype", *dtype, path).ok());
+}
+
 void DowngradeToVersion1(const std::string& path) {
   h5::Hdf5Guard guard;
   h5::Handle f(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
   REQUIRE(f.valid());
-  for (const char* name : {"layer/w", "opt/beta1_power", "global_step"})
+  for (const char* name : {"layer/w", "opt/beta1_power", "global_step"}) {
     REQUIRE(H5Adelete_by_name(f.get(), name, "crc32", H5P_DEFAULT) >= 0);
+    RewriteDtypeAsVariableLength(f.get(), name, path);
+  }
   h5::Handle a(H5Aopen(f.get(), "format_version", H5P_DEFAULT), H5Aclose);
   const int64_t one = 1;
   REQUIRE(H5Awrite(a.get(), H5T_NATIVE_INT64, &one) >= 0);
@@ -350,6 +361,21 @@ TEST_CASE("Version-1 checkpoints without crc32 still restore", "[checkpoint]") {
   REQUIRE(w.ok());
   CHECK(Values<float>(*w) == std::vector<float>(6, 0.5f));
   CHECK(VerifyCheckpoint(path).ok());
+}
+
+TEST_CASE("A version-2 checkpoint whose dtype is a variable-length string is corrupt",
+          "[checkpoint][errors]") {
+  test::TempDir dir;
+  const std::string path = WriteWithScalars(dir);
+  {
+    h5::Hdf5Guard guard;
+    h5::Handle f(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    RewriteDtypeAsVariableLength(f.get(), "layer/w", path);
+  }
+  auto r = ReadCheckpointTensor(path, "layer/w", DataType::kFloat);
+  CHECK(r.status().code() == Code::kDataLoss);
+  CHECK_THAT(r.status().message(), Catch::Contains(path));
+  CHECK_THAT(r.status().message(), Catch::Contains("'dtype' must be a fixed-length string"));
 }
 
 TEST_CASE("A version-2 checkpoint without a crc32 is corrupt", "[checkpoint][errors]") {
