@@ -68,11 +68,11 @@ Status ReadHeader(gzFile f, const std::string& path, std::vector<int64_t>* dims)
   for (int i = 0; i < rank; ++i) {
     int64_t d = BigEndian32(raw + 4 * i);
     if (d == 0) return DataLoss("IDX file '", path, "': dimension ", i, " is 0");
-    elements *= d;
-    if (elements > kMaxElements) {
+    if (d > kMaxElements / elements) {  // checked before multiplying: no overflow
       return DataLoss("IDX file '", path, "': dimensions too large (more than ", kMaxElements,
                       " elements)");
     }
+    elements *= d;
     dims->push_back(d);
   }
   return Status::OK();

@@ -144,6 +144,13 @@ StatusOr<Tensor> ReadNpy(const std::string& path) {
     return DataLoss(path, ": truncated .npy data: expected ", *bytes, " bytes for ",
                     t->TypeAndShapeString());
   }
+  if (h.dtype == DataType::kBool) {  // NumPy writes 0 or 1; any other byte is not a C++ bool
+    const auto* b = static_cast<const uint8_t*>(t->raw_data());
+    for (uint64_t i = 0; i < *bytes; ++i)
+      if (b[i] > 1)
+        return DataLoss(path, ": bool element ", i, " holds byte ", int{b[i]},
+                        ", expected 0 or 1");
+  }
   return std::move(*t);
 }
 

@@ -25,6 +25,17 @@ TEST_CASE("IDX header claiming 16 GiB in a 30-byte file is DataLoss without allo
         "bytes, found 14 in the file after its 16-byte header");
 }
 
+// Found by the idx fuzz target: the product of the dimensions overflowed int64 (UBSan) before the
+// size limit was checked.
+TEST_CASE("IDX dimensions whose product overflows are DataLoss", "[datasets]") {
+  const std::string path = BadFile("idx_dims_overflow.idx");
+  auto r = ReadIdxFile(path);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == Code::kDataLoss);
+  CHECK_THAT(r.status().message(),
+             Catch::Contains(path) && Catch::Contains("dimensions too large"));
+}
+
 TEST_CASE("gzip'd IDX header claiming 16 GiB with 14 bytes of data is DataLoss without "
           "allocating it", "[datasets]") {
   const std::string path = BadFile("idx_16gib_in_30_bytes.idx.gz");

@@ -48,5 +48,17 @@ TEST_CASE("npy shape whose element count overflows int64 is DataLoss", "[io][npy
                               Catch::Contains("overflows int64"));
 }
 
+// Found by the npy fuzz target: a C++ bool must hold 0 or 1 (UBSan: "load of value 32").
+TEST_CASE("npy bool data with a byte other than 0 or 1 is DataLoss naming the element",
+          "[io][npy]") {
+  const std::string path = BadFile("npy_bool_byte_32.npy");
+  auto t = ReadNpy(path);
+  REQUIRE_FALSE(t.ok());
+  CHECK(t.status().code() == Code::kDataLoss);
+  CHECK_THAT(t.status().message(),
+             Catch::Contains(path) &&
+                 Catch::Contains("bool element 2 holds byte 32, expected 0 or 1"));
+}
+
 }  // namespace
 }  // namespace fb
