@@ -36,6 +36,10 @@ const CwiseOpSpec kComparisonOps[] = {
     {"Greater", kNumeric, "z = (x > y) as bool, broadcasting."},
     {"Less", kNumeric, "z = (x < y) as bool, broadcasting."},
     {"Equal", "T: {float, double, int32, int64, bool}", "z = (x == y) as bool, broadcasting."},
+    {"GreaterEqual", kNumeric, "z = (x >= y) as bool, broadcasting (TensorFlow's GreaterEqual)."},
+    {"LessEqual", kNumeric, "z = (x <= y) as bool, broadcasting (TensorFlow's LessEqual)."},
+    {"NotEqual", "T: {float, double, int32, int64, bool}",
+     "z = (x != y) as bool, broadcasting (TensorFlow's NotEqual; true for NaN operands)."},
 };
 
 const CwiseOpSpec kUnaryOps[] = {

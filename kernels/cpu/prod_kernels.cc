@@ -23,24 +23,7 @@ struct ProdReducer {
 };
 
 template <typename T>
-class ProdOp : public OpKernel {
- public:
-  explicit ProdOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(c->GetAttr("keep_dims", &keep_dims_));
-  }
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    auto mask = ReductionMask(ctx->input(1), x.dims());
-    OP_REQUIRES_OK(ctx, mask.status());
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, ReducedShape(x.shape(), *mask, keep_dims_), &out));
-    OP_REQUIRES_OK(ctx, (reduction::Reduce<T, ProdReducer>(ctx, x, *mask, out)));
-  }
-
- private:
-  bool keep_dims_ = false;
-};
+using ProdOp = reduction::ReductionOp<T, ProdReducer>;
 
 FB_REGISTER_CPU_T("Prod", float, ProdOp<float>);
 FB_REGISTER_CPU_T("Prod", double, ProdOp<double>);

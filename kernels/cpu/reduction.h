@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/framework/op_kernel.h"
+#include "engine/ops/math_reduction_util.h"
 #include "engine/framework/thread_pool.h"
 #include "kernels/cpu/cwise_binary.h"
 
@@ -123,6 +124,34 @@ Status Reduce(OpKernelContext* ctx, const Tensor& x, const std::vector<bool>& ma
   }
   return Status::OK();
 }
+
+// The kernel of a reduction over the axes given by input 1 (Sum, Max, Min, Prod, and Mean with
+// kMean), keep_dims as TensorFlow; R is one of the reducers above.
+template <typename T, typename R, bool kMean = false>
+class ReductionOp : public OpKernel {
+ public:
+  explicit ReductionOp(OpKernelConstruction* c) : OpKernel(c) {
+    c->SetStatus(c->GetAttr("keep_dims", &keep_dims_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    auto mask = ReductionMask(ctx->input(1), x.dims());
+    OP_REQUIRES_OK(ctx, mask.status());
+    Tensor* out;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, ReducedShape(x.shape(), *mask, keep_dims_), &out));
+    OP_REQUIRES_OK(ctx, (reduction::Reduce<T, R>(ctx, x, *mask, out)));
+    if constexpr (kMean) {
+      const int64_t count = out->NumElements() == 0 ? 0 : x.NumElements() / out->NumElements();
+      auto values = out->flat<T>();
+      if (std::is_floating_point_v<T>) values /= static_cast<T>(count);  // NaN when empty
+      else if (count > 0) values /= static_cast<T>(count);
+    }
+  }
+
+ private:
+  bool keep_dims_ = false;
+};
 
 }  // namespace reduction
 }  // namespace fb

@@ -28,32 +28,7 @@ using reduction::MaxReducer;
 using reduction::MinReducer;
 using reduction::SumReducer;
 
-// Sum, Max, Min and (kMean) Mean over the axes given by input 1.
-template <typename T, typename R, bool kMean = false>
-class ReductionOp : public OpKernel {
- public:
-  explicit ReductionOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(c->GetAttr("keep_dims", &keep_dims_));
-  }
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    auto mask = ReductionMask(ctx->input(1), x.dims());
-    OP_REQUIRES_OK(ctx, mask.status());
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, ReducedShape(x.shape(), *mask, keep_dims_), &out));
-    OP_REQUIRES_OK(ctx, (reduction::Reduce<T, R>(ctx, x, *mask, out)));
-    if constexpr (kMean) {
-      const int64_t count = out->NumElements() == 0 ? 0 : x.NumElements() / out->NumElements();
-      auto values = out->flat<T>();
-      if (std::is_floating_point_v<T>) values /= static_cast<T>(count);  // NaN when empty
-      else if (count > 0) values /= static_cast<T>(count);
-    }
-  }
-
- private:
-  bool keep_dims_ = false;
-};
+using reduction::ReductionOp;
 
 // Index of the first largest value along one axis, for a row-major [outer, r, inner] view; the
 // index of the first NaN when the slice has one (NumPy's argmax; NaN compares false otherwise).

@@ -16,11 +16,7 @@ using test::F;
 using test::I;
 using test::L;
 
-using BinaryFn = Output (*)(const Scope&, Output, Output);
-
-Tensor Binary(BinaryFn op, const Tensor& x, const Tensor& y) {
-  return Eval([&](const Scope& s) { return op(s, ops::Const(s, x), ops::Const(s, y)); });
-}
+using test::Binary;
 
 TEST_CASE("Add, Sub, Mul, Div of equal shapes", "[math][cwise]") {
   Tensor x = F({1, 2, 3, 4, 5, 6}, {2, 3}), y = F({6, 5, 4, 3, 2, 1}, {2, 3});

@@ -17,11 +17,7 @@ using test::F;
 using test::I;
 using test::L;
 
-using BinaryFn = Output (*)(const Scope&, Output, Output);
-
-Tensor Binary(BinaryFn op, const Tensor& x, const Tensor& y) {
-  return Eval([&](const Scope& s) { return op(s, ops::Const(s, x), ops::Const(s, y)); });
-}
+using test::Binary;
 
 TEST_CASE("GreaterEqual, LessEqual, NotEqual of equal shapes and scalars", "[math][cwise]") {
   Tensor x = F({1, 2, 3, 4}, {2, 2}), y = F({2, 2, 2, 2}, {2, 2});

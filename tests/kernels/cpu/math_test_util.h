@@ -54,6 +54,12 @@ inline Tensor I(const std::vector<int32_t>& v, const TensorShape& s) { return Te
 inline Tensor L(const std::vector<int64_t>& v, const TensorShape& s) { return Tensor::FromVector(v, s); }
 inline Tensor B(const std::vector<bool>& v, const TensorShape& s) { return Tensor::FromVector(v, s); }
 
+// A binary op of the client API (ops::Add, ops::GreaterEqual ...) evaluated on two constants.
+using BinaryFn = Output (*)(const Scope&, Output, Output);
+inline Tensor Binary(BinaryFn op, const Tensor& x, const Tensor& y) {
+  return Eval([&](const Scope& s) { return op(s, ops::Const(s, x), ops::Const(s, y)); });
+}
+
 // Exact comparison of dtype, shape and values, with both tensors printed on failure.
 inline void ExpectEqual(const Tensor& got, const Tensor& want) {
   INFO("got " << got.DebugString(32) << ", want " << want.DebugString(32));
