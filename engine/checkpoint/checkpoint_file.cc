@@ -264,7 +264,7 @@ StatusOr<std::string> ReadDtypeAttr(hid_t ds, const OpenFile& f, const std::stri
     IsolatedCallOptions options;
     options.path = path;
     options.what = "reading a format-1 dtype attribute";
-    options.timeout_s = 10;
+    options.timeout_s = 3;  // a dtype name takes milliseconds; within the fuzzers' 10 s too
     return RunIsolated([&] { return h5::ReadStringAttr(ds, "dtype", path); }, options);
   }
   return h5::ReadCheckedFixedStringAttr(ds, "dtype", kMaxDtypeBytes, f.bounds);

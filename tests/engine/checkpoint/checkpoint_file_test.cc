@@ -1,5 +1,6 @@
 #include "engine/checkpoint/checkpoint_file.h"
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -427,6 +428,25 @@ TEST_CASE("The temporary file of a save names the host and the pid", "[checkpoin
   CHECK_THAT(tmp, Catch::StartsWith("/d/ckpt-4.h5.tmp-"));
   CHECK_THAT(tmp, Catch::EndsWith("-" + std::to_string(getpid())));
   CHECK_FALSE(IsTemporaryCheckpointInUse(tmp));
+}
+
+// Found by the checkpoint fuzz target: libhdf5 loops on this format-1 file's corrupt
+// variable-length dtype attribute; the child process that reads it is ended at its deadline.
+TEST_CASE("A format-1 checkpoint whose dtype attribute hangs libhdf5 is DataLoss within seconds",
+          "[checkpoint][errors]") {
+  const std::string path =
+      std::string(FB_SOURCE_DIR) + "/tests/data/bad/checkpoint_v1_dtype_hang.h5";
+  const auto start = std::chrono::steady_clock::now();
+  auto entries = ListCheckpoint(path);
+  auto tensor = ReadCheckpointTensor(path, "w", DataType::kFloat);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(entries.status().ToString() << " / " << tensor.status().ToString());
+  CHECK_FALSE(entries.ok());
+  CHECK(entries.status().code() == Code::kDataLoss);
+  CHECK_THAT(entries.status().message(), Catch::Contains(path));
+  CHECK_FALSE(tensor.ok());
+  CHECK(seconds < 20);
 }
 
 }  // namespace
