@@ -37,7 +37,7 @@
 namespace fb {
 
 class Graph;
-class Edge;
+struct Edge;
 struct RunMetadata;
 
 // One event with names spelled out; the writer interns them into /strings and /devices.
