@@ -11,6 +11,12 @@
 
 #include "engine/checkpoint/checkpoint_file.h"
 #include "tests/fuzz/fuzz_input_file.h"
+#include "tests/fuzz/isolated_children.h"
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  fb::fuzz::QuietForkedChildren();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = fb::fuzz::WriteInputFile(data, size, "ckpt", ".h5");

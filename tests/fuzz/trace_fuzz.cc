@@ -15,10 +15,12 @@
 #include "engine/trace/trace_reader.h"
 #include "engine/trace/trace_summary.h"
 #include "tests/fuzz/fuzz_input_file.h"
+#include "tests/fuzz/isolated_children.h"
 
 // A loop inside libhdf5 (version-1 string attributes) ends at the reader's child deadline as
 // DataLoss; keep that deadline well inside libFuzzer's -timeout (10 s in scripts/fuzz).
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  fb::fuzz::QuietForkedChildren();
   setenv("FLOWBENCH_TRACE_READ_TIMEOUT_S", "3", /*overwrite=*/0);
   return 0;
 }
