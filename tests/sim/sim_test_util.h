@@ -43,26 +43,17 @@ inline SimCosts TableCosts(std::map<std::string, double> seconds,
   return c;
 }
 
-// Runs `run` (which creates its own Simulation) in a child process and returns its step times,
-// transfers and wire bytes (the other SimResult fields stay empty). SimGrid 3.32 supports one
-// engine per process: a second one can crash in EngineImpl::presolve while loading its platform
-// (seen under AddressSanitizer), so a test comparing several simulations runs each in a child.
-// `run` must not use Catch assertions (they would fire in the child).
-inline StatusOr<SimResult> RunSimInChild(const std::function<StatusOr<SimResult>()>& run) {
+// Runs `run` in a child process and returns the text it returned. The test fails if the child
+// dies (a SimGrid abort or crash). `run` must not use Catch assertions (they would fire in the
+// child).
+inline std::string TextFromChild(const std::function<std::string()>& run) {
   int fds[2];
   REQUIRE(pipe(fds) == 0);
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
     close(fds[0]);
-    nlohmann::json j;
-    StatusOr<SimResult> r = run();
-    if (r.ok()) {
-      j = {{"step_times_s", r->step_times_s}, {"transfers", r->transfers}, {"wire_bytes", r->wire_bytes}};
-    } else {
-      j = {{"error", r.status().ToString()}};
-    }
-    const std::string out = j.dump();
+    const std::string out = run();
     for (size_t done = 0; done < out.size();) {
       const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
       if (n <= 0) _exit(1);
@@ -79,6 +70,23 @@ inline StatusOr<SimResult> RunSimInChild(const std::function<StatusOr<SimResult>
   REQUIRE(waitpid(pid, &status, 0) == pid);
   INFO("child exit status " << status << ", output: " << text);
   REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  return text;
+}
+
+// Runs `run` (which creates its own Simulation) in a child process and returns its step times,
+// transfers and wire bytes (the other SimResult fields stay empty). SimGrid 3.32 supports one
+// engine per process: a second one can crash in EngineImpl::presolve while loading its platform
+// (seen under AddressSanitizer), so a test comparing several simulations runs each in a child.
+// `run` must not use Catch assertions (they would fire in the child).
+inline StatusOr<SimResult> RunSimInChild(const std::function<StatusOr<SimResult>()>& run) {
+  const std::string text = TextFromChild([&] {
+    StatusOr<SimResult> r = run();
+    if (!r.ok()) return nlohmann::json{{"error", r.status().ToString()}}.dump();
+    return nlohmann::json{{"step_times_s", r->step_times_s},
+                          {"transfers", r->transfers},
+                          {"wire_bytes", r->wire_bytes}}
+        .dump();
+  });
   const nlohmann::json j = nlohmann::json::parse(text);
   if (j.contains("error")) return Internal(j["error"].get<std::string>());
   SimResult r;
@@ -92,31 +100,10 @@ inline StatusOr<SimResult> RunSimInChild(const std::function<StatusOr<SimResult>
 // The test fails if the child dies (a SimGrid abort or crash): bad platforms must give a Status.
 // `run` must not use Catch assertions.
 inline std::string StatusInChild(const std::function<Status()>& run) {
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    close(fds[0]);
+  return TextFromChild([&] {
     const Status s = run();
-    const std::string out = s.ok() ? "OK" : s.ToString();
-    for (size_t done = 0; done < out.size();) {
-      const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
-      if (n <= 0) _exit(1);
-      done += static_cast<size_t>(n);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  INFO("child exit status " << status << ", output: " << text);
-  REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0));
-  return text;
+    return s.ok() ? std::string("OK") : s.ToString();
+  });
 }
 
 // Loads the platform `path` into a fresh Simulation in a child process; its Status as text.
