@@ -221,12 +221,12 @@ Status PlatformChecker::CloseZone(const Zone& z) {
   }
   auto reach = [](const std::string& from, std::map<std::string, std::vector<std::string>>& g) {
     std::set<std::string> seen{from};
-    std::vector<std::string> todo{from};
-    while (!todo.empty()) {
-      const std::string at = todo.back();
-      todo.pop_back();
+    std::vector<std::string> frontier{from};
+    while (!frontier.empty()) {
+      const std::string at = frontier.back();
+      frontier.pop_back();
       for (const std::string& next : g[at])
-        if (seen.insert(next).second) todo.push_back(next);
+        if (seen.insert(next).second) frontier.push_back(next);
     }
     return seen;
   };
