@@ -1,4 +1,4 @@
-// `flowbench lstm`: trains the character-level LSTM language model (experiments/lstm_lm.h) on a
+// `flowbench lstm`: trains the character-level LSTM language model (experiments/models/lstm_lm.h) on a
 // Debian text corpus and prints held-out perplexity next to the unigram baseline.
 //   flowbench lstm --steps 300 --batch-size 32 --seq-len 32 --hidden 128 --optimizer adam
 //     --lr 0.005 --threads 2 --seed 1 --trace out/lstm.h5 --metrics-json out/lstm-metrics.json
@@ -12,7 +12,7 @@
 
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
-#include "experiments/lstm_lm.h"
+#include "experiments/models/lstm_lm.h"
 
 namespace fb::apps {
 namespace {

@@ -19,8 +19,8 @@
 #include "engine/placement/device_config.h"
 #include "engine/placement/placement_report.h"
 #include "engine/trace/trace_reader.h"
-#include "experiments/model_graph.h"
-#include "experiments/synthetic_graph.h"
+#include "experiments/models/model_graph.h"
+#include "experiments/models/synthetic_graph.h"
 
 namespace fb::apps {
 namespace {

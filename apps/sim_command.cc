@@ -82,7 +82,7 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
   static SimFlags f;
   auto* cmd = app->add_subcommand("sim", "Simulate a graph on a SimGrid platform (docs/simulator.md)");
   auto* graph = cmd->add_option("--graph", f.graph, "GraphDef JSON file");
-  cmd->add_option("--model", f.model, "Model builder name (experiments/models.h)")
+  cmd->add_option("--model", f.model, "Model builder name (experiments/models/models.h)")
       ->excludes(graph);
   cmd->add_option("--batch-size,--batch", f.batch,
                   "Batch size for --model (and for unknown dimensions of --graph Placeholders)")

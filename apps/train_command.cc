@@ -1,4 +1,4 @@
-// `flowbench train`: trains a model (experiments/models.h) on Fashion-MNIST (or synthetic data)
+// `flowbench train`: trains a model (experiments/models/models.h) on Fashion-MNIST (or synthetic data)
 // through the input op, with checkpoints, resume, an HDF5 trace and a metrics JSON.
 //   flowbench train --model lenet --epochs 3 --batch-size 64 --optimizer adam --lr 0.001
 //     --threads 2 --seed 1 --checkpoint-dir out/ckpt --checkpoint-every 500
@@ -20,7 +20,7 @@
 #include "apps/train_progress.h"
 #include "datasets/fashion_mnist.h"
 #include "datasets/synthetic.h"
-#include "experiments/trainer.h"
+#include "experiments/training/trainer.h"
 #include "kernels/cpu/matmul.h"
 
 namespace fb::apps {

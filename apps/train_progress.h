@@ -5,7 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "experiments/trainer.h"
+#include "experiments/training/trainer.h"
 
 namespace fb::apps {
 

@@ -1,4 +1,4 @@
-// Placers on synthetic layered graphs (experiments/synthetic_graph.h) and on the training graphs
+// Placers on synthetic layered graphs (experiments/models/synthetic_graph.h) and on the training graphs
 // of the built-in models (MLP, LeNet-5 at batch 64) over 4 CPU devices with default descriptions: the time each placer takes (the benchmark's time) and, as counters, the
 // cost model's predicted step time and the bytes crossing devices of its placement. The
 // whitepaper 3.2.1 greedy placer must handle a 30,000-node graph (300 layers x 100) in < 5 s.
@@ -7,8 +7,8 @@
 
 #include "engine/placement/device_config.h"
 #include "engine/placement/placement_report.h"
-#include "experiments/model_graph.h"
-#include "experiments/synthetic_graph.h"
+#include "experiments/models/model_graph.h"
+#include "experiments/models/synthetic_graph.h"
 
 namespace fb {
 namespace {

@@ -24,7 +24,7 @@ add_library(fb_kernels_cpu OBJECT ${CPU_KERNEL_SRCS})
 target_link_libraries(fb_kernels_cpu PUBLIC fb_engine)
 
 # --- datasets and experiments (model builders)
-fb_glob(DATASET_SRCS ${PROJECT_SOURCE_DIR}/datasets/*.cc ${PROJECT_SOURCE_DIR}/experiments/*.cc)
+fb_glob(DATASET_SRCS ${PROJECT_SOURCE_DIR}/datasets/*.cc ${PROJECT_SOURCE_DIR}/experiments/models/*.cc ${PROJECT_SOURCE_DIR}/experiments/training/*.cc)
 if(DATASET_SRCS)
   add_library(fb_datasets OBJECT ${DATASET_SRCS})
   target_link_libraries(fb_datasets PUBLIC fb_engine)

@@ -7,8 +7,8 @@
 #include "engine/client/math_ops.h"
 #include "engine/client/nn_ops.h"
 #include "engine/client/state_ops.h"
-#include "experiments/layers.h"
-#include "experiments/models.h"
+#include "experiments/models/layers.h"
+#include "experiments/models/models.h"
 #include "mpi/linear_model.h"
 
 namespace fb::mpi {

@@ -4,7 +4,7 @@
 // evaluation after training. Models:
 //   linear  LinearRegression (linear_model.h) on its synthetic data; evaluation: mean squared
 //           error on 1,024 held-out rows, computed from the trained W and b.
-//   lenet, mlp  the image classifiers of experiments/models.h on Fashion-MNIST
+//   lenet, mlp  the image classifiers of experiments/models/models.h on Fashion-MNIST
 //           (/usr/share/datasets/fashion-mnist), SGD; the Variables are created once (on the
 //           parameter servers) with the names and initial values of a single-process model of
 //           the same seed; each replica builds its own forward pass reading them. Step s gives

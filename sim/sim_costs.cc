@@ -2,7 +2,7 @@
 
 #include "engine/trace/trace_reader.h"
 #include "engine/trace/trace_summary.h"
-#include "experiments/model_graph.h"
+#include "experiments/models/model_graph.h"
 #include "sim/measured_latencies.h"
 #include "sim/synthetic_graph.h"
 
@@ -26,7 +26,7 @@ StatusOr<SimGraph> SyntheticModel(const std::string& model, int batch) {
   return out;
 }
 
-// A model of experiments/models.h with Placeholder inputs, `batch` examples per step.
+// A model of experiments/models/models.h with Placeholder inputs, `batch` examples per step.
 StatusOr<SimGraph> RegisteredModel(const std::string& model, int batch) {
   ASSIGN_OR_RETURN(experiments::ModelGraph m, experiments::BuildModelGraph(model, batch));
   SimGraph out;

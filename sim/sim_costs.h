@@ -32,7 +32,7 @@ struct SimGraph {
 // The graph of `--graph PATH` or `--model NAME` (exactly one non-empty); a graph file's
 // Placeholders get their unknown dimensions set to `batch` in feed_shapes. Models:
 // "synthetic[:LAYERS:ELEMENTWISE]" (sim/synthetic_graph.h) and the builders of
-// experiments/models.h. Errors: those of ReadGraphDefFile / Graph validation (naming the file
+// experiments/models/models.h. Errors: those of ReadGraphDefFile / Graph validation (naming the file
 // or node); NotFound naming an unknown model.
 StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string& model,
                                 int batch);

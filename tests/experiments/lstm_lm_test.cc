@@ -1,6 +1,6 @@
 // The LSTM language model (issue 8) learns a periodic text far below its unigram perplexity in
 // a few dozen steps; the WhileLoop over time steps and its gradient make this possible.
-#include "experiments/lstm_lm.h"
+#include "experiments/models/lstm_lm.h"
 #include "tests/test_util.h"
 
 namespace fb::experiments {

@@ -1,4 +1,4 @@
-#include "experiments/models.h"
+#include "experiments/models/models.h"
 
 #include <algorithm>
 #include <cmath>

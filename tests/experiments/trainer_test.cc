@@ -1,6 +1,6 @@
 // The training loop of `flowbench train` on small synthetic data: reproducibility, resume
 // equals an uninterrupted run, checkpoint and trace contents.
-#include "experiments/trainer.h"
+#include "experiments/training/trainer.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,12 +1,12 @@
-// VariableStore's data-parallel modes (experiments/layers.h): Variables created from recorded
+// VariableStore's data-parallel modes (experiments/models/layers.h): Variables created from recorded
 // specs match a single-process model of the same seed; a Reusing store reads given Variables.
-#include "experiments/layers.h"
+#include "experiments/models/layers.h"
 
 #include <catch2/catch.hpp>
 
 #include "engine/client/optimizer.h"
 #include "engine/client/state_ops.h"
-#include "experiments/models.h"
+#include "experiments/models/models.h"
 #include "tests/test_util.h"
 
 namespace fb::experiments {

@@ -1,4 +1,4 @@
-// `flowbench sim --model NAME` builds the same graphs as `flowbench train` (experiments/models.h).
+// `flowbench sim --model NAME` builds the same graphs as `flowbench train` (experiments/models/models.h).
 #include <catch2/catch.hpp>
 
 #include "sim/sim_costs.h"

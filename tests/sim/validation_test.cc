@@ -3,7 +3,7 @@
 // measured:TRACE.h5`: per-node means, transfer deliveries and control-plane latencies over the
 // typical steps, sim/sim_costs.h); the predicted median step time must be within 10% of the
 // measured median.
-//  - one process (experiments/models.h, Adam, batches of 32), one CPU device with one thread (so
+//  - one process (experiments/models/models.h, Adam, batches of 32), one CPU device with one thread (so
 //    that the real executor, like the simulated device, runs one kernel at a time);
 //  - `mpirun -np 2|4 flowbench dist-train --model lenet` (one parameter server, 1 or 3 workers,
 //    synchronous replication, 32 examples per worker), replayed from the graph it exports on
@@ -22,7 +22,7 @@
 #include "engine/runtime/subgraph.h"
 #include "engine/trace/trace_reader.h"
 #include "engine/trace/trace_writer.h"
-#include "experiments/models.h"
+#include "experiments/models/models.h"
 #include "tests/engine/trace/temp_dir.h"
 #include "tests/sim/sim_test_util.h"
 

@@ -8,8 +8,8 @@
 #include "engine/framework/device.h"
 #include "engine/placement/device_config.h"
 #include "engine/placement/placement_report.h"
-#include "experiments/model_graph.h"
-#include "experiments/synthetic_graph.h"
+#include "experiments/models/model_graph.h"
+#include "experiments/models/synthetic_graph.h"
 
 namespace fb {
 namespace {

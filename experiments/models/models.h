@@ -17,7 +17,7 @@
 //   lenet  LeNet-5 (LeCun et al. 1998) as in issue 3: conv 5x5x6 SAME + ReLU, maxpool 2,
 //          conv 5x5x16 VALID + ReLU, maxpool 2, fc 120 + ReLU, fc 84 + ReLU, fc num_classes.
 // Weights: He uniform before ReLUs, Glorot uniform for the logits, zero biases
-// (experiments/layers.h). Everything is float; images NHWC float [batch, rows, cols, channels],
+// (experiments/models/layers.h). Everything is float; images NHWC float [batch, rows, cols, channels],
 // labels int32 [batch].
 //
 // Nodes every model has (names fixed, so other modules may refer to them):

@@ -1,5 +1,5 @@
 #pragma once
-// Layers for the model builders (experiments/models.h): trainable Variables with their
+// Layers for the model builders (experiments/models/models.h): trainable Variables with their
 // initializers, fully connected and convolution layers. Weight initialisation follows common
 // practice:
 //   He (Kaiming) uniform  U(-a, a), a = sqrt(6 / fan_in)            for layers followed by ReLU
@@ -75,8 +75,24 @@ enum class Activation { kNone, kRelu };
 Output Dense(const Scope& s, VariableStore* vars, const std::string& name, Output x, int64_t in,
              int64_t units, Activation activation);
 
-// x NHWC [batch, rows, cols, in] -> activation(Conv2D(x, w, stride 1, padding) + b); w HWIO
-// [kernel, kernel, in, filters], b [filters].
+// A convolution layer's geometry: filter [kernel_rows, kernel_cols, in, filters] (HWIO), strides,
+// padding "SAME" or "VALID", and whether a bias [filters] is added (false before batch
+// normalization, whose offset plays that role).
+struct Conv2DSpec {
+  int64_t kernel_rows = 1, kernel_cols = 1;
+  int64_t stride_rows = 1, stride_cols = 1;
+  int64_t in = 0, filters = 0;
+  std::string padding = "SAME";
+  bool bias = true;
+};
+
+// x NHWC [batch, rows, cols, in] -> activation(Conv2D(x, w, strides, padding) [+ b]);
+// w "<name>/weights" HWIO, b "<name>/biases" [filters]. He init with ReLU, Glorot without
+// (fans kernel_rows * kernel_cols * in and * filters).
+Output Conv2DLayer(const Scope& s, VariableStore* vars, const std::string& name, Output x,
+                   const Conv2DSpec& spec, Activation activation);
+
+// The square, stride-1 case: Conv2DSpec{kernel, kernel, 1, 1, in, filters, padding, true}.
 Output Conv2DLayer(const Scope& s, VariableStore* vars, const std::string& name, Output x,
                    int64_t kernel, int64_t in, int64_t filters, const std::string& padding,
                    Activation activation);

@@ -1,7 +1,7 @@
 // The multilayer perceptron of issue 3: 784-256-10 by default (ModelOptions::hidden_units).
 #include "engine/client/array_ops.h"
-#include "experiments/layers.h"
-#include "experiments/models.h"
+#include "experiments/models/layers.h"
+#include "experiments/models/models.h"
 
 namespace fb::experiments {
 namespace {

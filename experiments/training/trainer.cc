@@ -1,4 +1,4 @@
-#include "experiments/trainer.h"
+#include "experiments/training/trainer.h"
 
 #include <algorithm>
 #include <atomic>
@@ -9,7 +9,7 @@
 
 #include "engine/checkpoint/saver.h"
 #include "engine/placement/device_config.h"
-#include "experiments/model_saver.h"
+#include "experiments/training/model_saver.h"
 #include "engine/trace/trace_writer.h"
 
 namespace fb::experiments {

@@ -1,4 +1,4 @@
-#include "experiments/lstm_lm.h"
+#include "experiments/models/lstm_lm.h"
 
 #include <chrono>
 #include <cmath>

@@ -1,6 +1,6 @@
 #pragma once
 // The training loop of `flowbench train` (issue 3), as a library so tests and other commands can
-// run it: builds a model (experiments/models.h) reading its batches through the DatasetBatch
+// run it: builds a model (experiments/models/models.h) reading its batches through the DatasetBatch
 // input op (whitepaper 4.5), runs the initializers or resumes from the newest checkpoint (3.3),
 // runs one Session step per batch, checkpoints periodically, traces the first steps into an
 // HDF5 trace (section 9, EEG) and evaluates test accuracy at the end.
@@ -18,7 +18,7 @@
 #include "datasets/dataset.h"
 #include "engine/runtime/session.h"
 #include "engine/trace/trace_schema.h"
-#include "experiments/models.h"
+#include "experiments/models/models.h"
 
 namespace fb::experiments {
 

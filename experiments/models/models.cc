@@ -1,4 +1,4 @@
-#include "experiments/models.h"
+#include "experiments/models/models.h"
 
 #include <map>
 #include <memory>
@@ -11,7 +11,7 @@
 #include "engine/client/nn_ops.h"
 #include "engine/client/optimizer.h"
 #include "engine/client/state_ops.h"
-#include "experiments/layers.h"
+#include "experiments/models/layers.h"
 
 namespace fb::experiments {
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "engine/checkpoint/saver.h"
-#include "experiments/models.h"
+#include "experiments/models/models.h"
 
 namespace fb::experiments {
 

@@ -1,4 +1,4 @@
-#include "experiments/model_saver.h"
+#include "experiments/training/model_saver.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 #pragma once
-// A registered model (experiments/models.h) as a plain graph for tools that analyse graphs
+// A registered model (experiments/models/models.h) as a plain graph for tools that analyse graphs
 // without running them: the placers (`flowbench place`, benchmarks/placer_bench.cc) and the
 // simulator (`flowbench sim --model`): one training step, i.e. the nodes the train op and the
 // loss depend on (initializers and metrics pruned). The model is built with Placeholder inputs,

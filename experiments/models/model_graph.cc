@@ -1,7 +1,7 @@
-#include "experiments/model_graph.h"
+#include "experiments/models/model_graph.h"
 
 #include "engine/runtime/subgraph.h"
-#include "experiments/models.h"
+#include "experiments/models/models.h"
 
 namespace fb::experiments {
 

@@ -3,8 +3,8 @@
 //   conv2 5x5x16 VALID + ReLU -> [10,10,16], maxpool 2 -> [5,5,16] = 400
 //   fc1 120 + ReLU, fc2 84 + ReLU, logits num_classes.
 #include "engine/client/array_ops.h"
-#include "experiments/layers.h"
-#include "experiments/models.h"
+#include "experiments/models/layers.h"
+#include "experiments/models/models.h"
 
 namespace fb::experiments {
 namespace {

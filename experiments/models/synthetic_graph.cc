@@ -1,4 +1,4 @@
-#include "experiments/synthetic_graph.h"
+#include "experiments/models/synthetic_graph.h"
 
 #include <random>
 

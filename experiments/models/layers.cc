@@ -1,4 +1,4 @@
-#include "experiments/layers.h"
+#include "experiments/models/layers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -100,15 +100,21 @@ Output Dense(const Scope& s, VariableStore* vars, const std::string& name, Outpu
 }
 
 Output Conv2DLayer(const Scope& s, VariableStore* vars, const std::string& name, Output x,
+                   const Conv2DSpec& spec, Activation activation) {
+  Scope ls = s.NewSubScope(name);
+  const int64_t area = spec.kernel_rows * spec.kernel_cols;
+  Output w = vars->Weight(ls, "weights", {spec.kernel_rows, spec.kernel_cols, spec.in, spec.filters},
+                          area * spec.in, area * spec.filters, InitFor(activation));
+  Output y = ops::Conv2D(ls, x, w, {spec.stride_rows, spec.stride_cols}, spec.padding);
+  if (spec.bias) y = ops::BiasAdd(ls, y, vars->Bias(ls, "biases", {spec.filters}));
+  return Activate(ls, y, activation);
+}
+
+Output Conv2DLayer(const Scope& s, VariableStore* vars, const std::string& name, Output x,
                    int64_t kernel, int64_t in, int64_t filters, const std::string& padding,
                    Activation activation) {
-  Scope ls = s.NewSubScope(name);
-  const int64_t area = kernel * kernel;
-  Output w = vars->Weight(ls, "weights", {kernel, kernel, in, filters}, area * in, area * filters,
-                          InitFor(activation));
-  Output b = vars->Bias(ls, "biases", {filters});
-  Output conv = ops::Conv2D(ls, x, w, {1, 1}, padding);
-  return Activate(ls, ops::BiasAdd(ls, conv, b), activation);
+  return Conv2DLayer(s, vars, name, x, Conv2DSpec{kernel, kernel, 1, 1, in, filters, padding, true},
+                     activation);
 }
 
 }  // namespace fb::experiments
