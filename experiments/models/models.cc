@@ -16,9 +16,23 @@
 namespace fb::experiments {
 namespace {
 
-std::map<std::string, ForwardFn>& Registry() {
-  static auto* registry = new std::map<std::string, ForwardFn>;
+struct Registered {
+  ForwardFn forward;
+  ModelDefaults defaults;
+};
+
+std::map<std::string, Registered>& Registry() {
+  static auto* registry = new std::map<std::string, Registered>;
   return *registry;
+}
+
+// The registry entry of `name`, or NotFound naming it and listing the known models.
+StatusOr<const Registered*> Lookup(const std::string& name) {
+  auto it = Registry().find(name);
+  if (it != Registry().end()) return &it->second;
+  std::string known;
+  for (const std::string& n : ModelNames()) known += (known.empty() ? "" : ", ") + n;
+  return NotFound("unknown model '", name, "' (known: ", known, ")");
 }
 
 StatusOr<std::unique_ptr<Optimizer>> MakeOptimizer(const ModelOptions& o) {
@@ -125,22 +139,33 @@ Status BuildTraining(const Scope& root, const ModelOptions& o, Output loss, Outp
 
 }  // namespace
 
-ModelRegistrar::ModelRegistrar(const std::string& name, ForwardFn forward) {
-  FB_CHECK(Registry().emplace(name, std::move(forward)).second) << "model " << name << " twice";
+ModelRegistrar::ModelRegistrar(const std::string& name, ForwardFn forward,
+                               ModelDefaults defaults) {
+  FB_CHECK(Registry().emplace(name, Registered{std::move(forward), std::move(defaults)}).second)
+      << "model " << name << " twice";
 }
 
 std::vector<std::string> ModelNames() {
   std::vector<std::string> names;
-  for (const auto& [name, fn] : Registry()) names.push_back(name);
+  for (const auto& [name, entry] : Registry()) names.push_back(name);
   return names;
 }
 
 StatusOr<ForwardFn> LookupForward(const std::string& name) {
-  auto it = Registry().find(name);
-  if (it != Registry().end()) return it->second;
-  std::string known;
-  for (const std::string& n : ModelNames()) known += (known.empty() ? "" : ", ") + n;
-  return NotFound("unknown model '", name, "' (known: ", known, ")");
+  ASSIGN_OR_RETURN(const Registered* entry, Lookup(name));
+  return entry->forward;
+}
+
+StatusOr<ModelDefaults> LookupDefaults(const std::string& name) {
+  ASSIGN_OR_RETURN(const Registered* entry, Lookup(name));
+  return entry->defaults;
+}
+
+StatusOr<ModelOptions> WithModelDefaults(const std::string& name, ModelOptions options) {
+  ASSIGN_OR_RETURN(ModelDefaults d, LookupDefaults(name));
+  options.image_shape = d.image_shape;
+  options.num_classes = d.num_classes;
+  return options;
 }
 
 StatusOr<Model> BuildModel(const std::string& name, const ModelOptions& o) {

@@ -96,10 +96,24 @@ using ForwardFn = std::function<Output(const Scope& scope, Output images, const 
                                        VariableStore* vars)>;
 // The forward builder of model `name`; NotFound naming it and listing the known models.
 StatusOr<ForwardFn> LookupForward(const std::string& name);
-struct ModelRegistrar {
-  ModelRegistrar(const std::string& name, ForwardFn forward);
+// What a model expects when the caller does not say: its input image shape [rows, cols, channels]
+// and number of classes (e.g. alexnet {227, 227, 3} and 1000; lenet {28, 28, 1} and 10).
+// Commands without a dataset of that shape (benchmark, sim, place) use these.
+struct ModelDefaults {
+  std::vector<int64_t> image_shape = {28, 28, 1};
+  int64_t num_classes = 10;
 };
-#define FB_REGISTER_MODEL(name, forward) \
-  static ::fb::experiments::ModelRegistrar FB_CONCAT(fb_model_, __COUNTER__)(name, forward)
+// The defaults model `name` was registered with; NotFound as LookupForward.
+StatusOr<ModelDefaults> LookupDefaults(const std::string& name);
+// `options` with image_shape and num_classes replaced by model `name`'s defaults.
+StatusOr<ModelOptions> WithModelDefaults(const std::string& name, ModelOptions options);
+
+struct ModelRegistrar {
+  ModelRegistrar(const std::string& name, ForwardFn forward, ModelDefaults defaults = {});
+};
+// FB_REGISTER_MODEL("lenet", LeNetForward) or, with defaults,
+// FB_REGISTER_MODEL("alexnet", AlexNetForward, ModelDefaults{{227, 227, 3}, 1000}).
+#define FB_REGISTER_MODEL(name, ...) \
+  static ::fb::experiments::ModelRegistrar FB_CONCAT(fb_model_, __COUNTER__)(name, __VA_ARGS__)
 
 }  // namespace fb::experiments

@@ -173,3 +173,18 @@ TEST_CASE("Models train through the input op: the loss falls on learnable synthe
 
 }  // namespace
 }  // namespace fb::experiments
+
+TEST_CASE("Model defaults come from the registration and unknown names are NotFound", "[train]") {
+  auto lenet = fb::experiments::LookupDefaults("lenet");
+  REQUIRE(lenet.ok());
+  CHECK(lenet->image_shape == std::vector<int64_t>{28, 28, 1});
+  CHECK(lenet->num_classes == 10);
+  fb::experiments::ModelOptions o;
+  o.image_shape = {5, 5, 5};
+  auto with = fb::experiments::WithModelDefaults("lenet", o);
+  REQUIRE(with.ok());
+  CHECK(with->image_shape == std::vector<int64_t>{28, 28, 1});
+  auto unknown = fb::experiments::LookupDefaults("no_such_model");
+  REQUIRE(unknown.status().code() == fb::Code::kNotFound);
+  CHECK_THAT(unknown.status().message(), Catch::Contains("no_such_model"));
+}
