@@ -2,7 +2,7 @@
 // summary: the placer's time, the cost model's predicted step time, bytes crossing devices and
 // peak memory per device (whitepaper 3.2.1).
 //   flowbench place (--graph FILE.json | --synthetic LAYERSxWIDTH
-//                    | --model mlp|lenet [--batch-size N])
+//                    | --model NAME [--batch-size N])  (models.h; at its ModelDefaults)
 //                   [--devices cpu:N | --device-config FILE.json] [--links FILE.json]
 //                   [--placers single,round_robin,random,greedy,heft] [--feed NAME=D0,D1,...]
 //                   [--measured TRACE.h5] [--seed N] [--json OUT.json]
@@ -138,7 +138,7 @@ FB_REGISTER_COMMAND("place", [](CLI::App* app) {
   auto* cmd = app->add_subcommand("place", "Compare placers on a graph with the cost model");
   cmd->add_option("--graph", flags.graph, "GraphDef JSON file");
   cmd->add_option("--synthetic", flags.synthetic, "Synthetic layered graph LAYERSxWIDTH");
-  cmd->add_option("--model", flags.model, "Training graph of a built-in model: mlp or lenet");
+  cmd->add_option("--model", flags.model, "Training graph of a registered model (lenet, alexnet, ...) at its default image shape");
   cmd->add_option("--batch-size,--batch", flags.batch, "Batch size of --model")
       ->check(PositiveCount(kMaxBatchSize))->capture_default_str();
   cmd->add_option("--devices", flags.devices, "cpu:N devices with default performance")

@@ -7,7 +7,8 @@ namespace fb::experiments {
 
 StatusOr<ModelGraph> BuildModelGraph(const std::string& model, int64_t batch) {
   if (batch < 1) return InvalidArgument("batch size must be >= 1, got ", batch);
-  ModelOptions options;
+  // No dataset dictates the input: the model's own image shape and classes (ModelDefaults).
+  ASSIGN_OR_RETURN(ModelOptions options, WithModelDefaults(model, ModelOptions{}));
   options.batch_size = batch;
   ASSIGN_OR_RETURN(Model m, BuildModel(model, options));
   ModelGraph out;

@@ -22,6 +22,8 @@ struct ModelGraph {
 // `batch`, by node name (what the cost model needs to infer the shapes of a graph file).
 std::map<std::string, TensorShape> BatchedPlaceholderShapes(const Graph& g, int64_t batch);
 
+// The model is built at its registered ModelDefaults (image shape, classes), e.g. alexnet on
+// 227x227x3 images with 1000 classes, lenet on 28x28x1 with 10.
 // Errors: those of BuildModel (NotFound naming an unknown model and listing the known ones;
 // InvalidArgument for batch < 1) and of graph validation (naming the node).
 StatusOr<ModelGraph> BuildModelGraph(const std::string& model, int64_t batch);
