@@ -24,12 +24,71 @@ bool FullyKnown(const std::vector<PartialShape>& shapes) {
   return true;
 }
 
-StatusOr<Node*> FindTensorNode(const Graph& g, const std::string& model,
-                               const std::string& tensor) {
-  ASSIGN_OR_RETURN(TensorId id, ParseTensorId(tensor));
+// The node of tensor `name` ("node:port"); NotFound naming it.
+StatusOr<Node*> FindTensorNode(const Graph& g, const std::string& name) {
+  ASSIGN_OR_RETURN(TensorId id, ParseTensorId(name));
   Node* n = g.FindNode(id.node);
-  if (n == nullptr) return Internal("model '", model, "' has no node '", id.node, "'");
+  if (n == nullptr) return NotFound("the graph has no node '", id.node, "' (tensor '", name, "')");
   return n;
+}
+
+std::string ShapesString(const std::vector<PartialShape>& shapes) {
+  std::string out;
+  for (const PartialShape& s : shapes) out += (out.empty() ? "" : ", ") + PartialShapeString(s);
+  return "(" + out + ")";
+}
+
+// Shape refinement does not see loop-carried shapes: a Merge is refined before its
+// NextIteration input. Like tf.while_loop's default shape invariants, a loop variable is taken to
+// keep the shape it enters with: a Merge whose output is not fully known gets the shape of a fully
+// known input (its Enter), and refinement runs again until no Merge changes (nested loops).
+StatusOr<GraphShapes> InferWithLoopInvariants(const Graph& g,
+                                              std::map<std::string, TensorShape> feed_shapes) {
+  for (;;) {
+    ASSIGN_OR_RETURN(GraphShapes shapes, InferGraphShapes(g, feed_shapes, /*strict=*/false));
+    bool changed = false;
+    for (Node* n : g.nodes()) {
+      if (n->op() != "Merge" || feed_shapes.count(n->name()) > 0) continue;
+      const PartialShape& out = shapes.output(*n, 0);
+      if (out && out->IsFullyDefined()) continue;
+      for (const PartialShape& in : shapes.inputs(*n)) {
+        if (!in || !in->IsFullyDefined()) continue;
+        feed_shapes[n->name()] = *in;
+        changed = true;
+        break;
+      }
+    }
+    if (!changed) return InferGraphShapes(g, feed_shapes, /*strict=*/true);
+  }
+}
+
+// Prunes `g` to what the tensors `outputs` need (no gradients, no optimizer) and refines the
+// shapes of what is left.
+StatusOr<GraphShapes> PrunedShapes(Graph* g, const std::vector<std::string>& outputs,
+                                   const std::map<std::string, TensorShape>& feed_shapes) {
+  std::vector<Node*> roots;
+  for (const std::string& name : outputs) {
+    ASSIGN_OR_RETURN(Node * n, FindTensorNode(*g, name));
+    roots.push_back(n);
+  }
+  PruneForTargets(g, roots);
+  return InferWithLoopInvariants(*g, feed_shapes);
+}
+
+// The FLOPs of the counted ops of `g`.
+StatusOr<double> CountedFlops(const Graph& g, const GraphShapes& shapes) {
+  double flops = 0;
+  for (Node* n : g.nodes()) {
+    if (!IsCountedOp(n->op())) continue;
+    std::vector<PartialShape> in = shapes.inputs(*n);
+    const std::vector<PartialShape>& out = shapes.outputs(*n);
+    if (!FullyKnown(in) || !FullyKnown(out)) {
+      return InvalidArgument(n->op(), " '", n->name(), "': FLOPs need fully known shapes, got ",
+                             ShapesString(in), " -> ", ShapesString(out));
+    }
+    flops += EstimateOpWork(*n, in, out).flops;
+  }
+  return flops;
 }
 
 }  // namespace
@@ -44,33 +103,28 @@ int64_t ParameterCount(const Model& model) {
   return count;
 }
 
+StatusOr<int64_t> ForwardFlops(const GraphDef& def, const std::vector<std::string>& outputs,
+                               const std::map<std::string, TensorShape>& feed_shapes) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Graph::FromGraphDef(def));
+  ASSIGN_OR_RETURN(GraphShapes shapes, PrunedShapes(g.get(), outputs, feed_shapes));
+  ASSIGN_OR_RETURN(double flops, CountedFlops(*g, shapes));
+  return std::llround(flops);
+}
+
 StatusOr<int64_t> ForwardFlopsPerExample(const Model& model) {
   ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Graph::FromGraphDef(model.scope.ToGraphDef()));
-  ASSIGN_OR_RETURN(Node * logits, FindTensorNode(*g, model.name, model.logits));
-  ASSIGN_OR_RETURN(Node * images, FindTensorNode(*g, model.name, model.images));
-  PruneForTargets(g.get(), {logits, images});  // the forward pass only: no gradients, no loss
-  ASSIGN_OR_RETURN(GraphShapes shapes, InferGraphShapes(*g, BatchedPlaceholderShapes(*g, 1)));
+  ASSIGN_OR_RETURN(GraphShapes shapes, PrunedShapes(g.get(), {model.logits, model.images},
+                                                    BatchedPlaceholderShapes(*g, 1)));
+  ASSIGN_OR_RETURN(Node * images, FindTensorNode(*g, model.images));
   ASSIGN_OR_RETURN(TensorId images_id, ParseTensorId(model.images));
   const PartialShape& images_shape = shapes.output(*images, images_id.index);
   if (!images_shape || images_shape->rank() < 1 || images_shape->dim_size(0) < 1) {
     return InvalidArgument("model '", model.name, "': the batch size of '", model.images,
                            "' is unknown (shape ", PartialShapeString(images_shape), ")");
   }
-  double flops = 0;
-  for (Node* n : g->nodes()) {
-    if (!IsCountedOp(n->op())) continue;
-    std::vector<PartialShape> in = shapes.inputs(*n);
-    const std::vector<PartialShape>& out = shapes.outputs(*n);
-    if (!FullyKnown(in) || !FullyKnown(out)) {
-      return InvalidArgument("model '", model.name, "': ", n->op(), " '", n->name(),
-                             "' has shapes not fully known (input ",
-                             PartialShapeString(in.empty() ? PartialShape() : in[0]),
-                             ", output ",
-                             PartialShapeString(out.empty() ? PartialShape() : out[0]), ")");
-    }
-    flops += EstimateOpWork(*n, in, out).flops;
-  }
-  return std::llround(flops / static_cast<double>(images_shape->dim_size(0)));
+  auto flops = CountedFlops(*g, shapes);
+  if (!flops.ok()) return flops.status().WithPrefix("model '" + model.name + "'");
+  return std::llround(*flops / static_cast<double>(images_shape->dim_size(0)));
 }
 
 }  // namespace fb::experiments

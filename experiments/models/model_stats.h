@@ -14,6 +14,9 @@
 // refinement (engine/placement/graph_shapes.h), the same inference the placers and the
 // simulator use, so the count works for any registered model.
 #include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "experiments/models/models.h"
 
@@ -26,10 +29,19 @@ int64_t ParameterCount(const Model& model);
 // Forward FLOPs per example (convention above) of `model` at the image shape it was built
 // with: the FLOPs of one evaluation of model.logits divided by the number of examples, the
 // leading dimension of model.images. Placeholder dimensions left unknown (the batch) are taken
-// as 1; a DatasetBatch input has its batch size. A node inside a while loop counts once, as the
-// iteration count is not known from the graph. Errors: InvalidArgument naming the node when a
-// shape function fails or a counted node's shapes are not fully known, or when the batch of
-// model.images is unknown; Internal when the graph lacks model.logits or model.images.
+// as 1; a DatasetBatch input has its batch size. Errors: InvalidArgument naming the node when
+// a shape function fails or a counted node's shapes are not fully known, or when the batch of
+// model.images is unknown; NotFound when the graph lacks model.logits or model.images.
 StatusOr<int64_t> ForwardFlopsPerExample(const Model& model);
+
+// FLOPs (convention above) of one evaluation of the tensors `outputs` ("node:port") of the graph
+// `def`: the counted nodes they depend on, with `feed_shapes` overriding the shapes of the named
+// Placeholders (e.g. their batch). For graphs that are not registered models (the LSTM language
+// models). A node inside a while loop (whitepaper 4.4) counts once, as the iteration count is
+// not in the graph; its shapes must be known (shape refinement does not see loop-carried
+// shapes, so a MatMul on the loop state is an error). Errors: those of ForwardFlopsPerExample
+// and of Graph::FromGraphDef (naming the node).
+StatusOr<int64_t> ForwardFlops(const GraphDef& def, const std::vector<std::string>& outputs,
+                               const std::map<std::string, TensorShape>& feed_shapes);
 
 }  // namespace fb::experiments

@@ -8,7 +8,10 @@
 #include "engine/framework/device.h"
 #include "engine/placement/device_config.h"
 #include "engine/placement/placement_report.h"
+#include "engine/client/math_ops.h"
+#include "engine/client/state_ops.h"
 #include "experiments/models/feature_map.h"
+#include "experiments/models/lstm_lm.h"
 #include "experiments/models/model_graph.h"
 #include "experiments/models/model_stats.h"
 #include "tests/test_util.h"
@@ -82,6 +85,41 @@ TEST_CASE("Forward FLOPs count MatMul and Conv2D multiply-adds per example", "[c
   flops = ForwardFlopsPerExample(*lenet);
   REQUIRE(flops.ok());
   CHECK(*flops == 2 * (28 * 28 * 6 * 25 + 10 * 10 * 16 * 150 + 400 * 120 + 120 * 84 + 84 * 10));
+}
+
+TEST_CASE("ForwardFlops counts one iteration of a while loop and needs known shapes",
+          "[convnets]") {
+  // The character LSTM (lstm_lm.h), V = 5, H = 4, B = 2: per time step the gates' MatMul
+  // [B, V+H] x [V+H, 4H] and the output MatMul [B, H] x [H, V] (by hand):
+  // 2 * 2 * (9 * 16 + 4 * 5) = 656. Its loop state [B, H] is known only through the
+  // loop-invariant rule (a Merge keeps the shape its Enter gives).
+  Scope root = Scope::NewRootScope();
+  LstmLmConfig c;
+  c.hidden = 4;
+  c.batch = 2;
+  LstmLmGraph lstm = BuildLstmLm(root, 5, c);
+  REQUIRE(root.ok());
+  auto flops = ForwardFlops(root.ToGraphDef(), {lstm.loss.name()}, {});
+  INFO(flops.status().ToString());
+  REQUIRE(flops.ok());
+  CHECK(*flops == 656);
+
+  // A MatMul on an unfed batch: its shapes are not known.
+  Scope s = Scope::NewRootScope();
+  Output x = ops::Placeholder(s.WithOpName("x"), DataType::kFloat, TensorShape({-1, 3}));
+  Output w = ops::Const(s.WithOpName("w"), std::vector<float>(12, 0.0f), TensorShape({3, 4}));
+  Output y = ops::MatMul(s.WithOpName("y"), x, w);
+  REQUIRE(s.ok());
+  auto unknown = ForwardFlops(s.ToGraphDef(), {y.name()}, {});
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.status().code() == Code::kInvalidArgument);
+  CHECK(unknown.status().message() ==
+        "MatMul 'y': FLOPs need fully known shapes, got ([?,3], [3,4]) -> ([?,4])");
+  auto fed = ForwardFlops(s.ToGraphDef(), {y.name()}, {{"x", TensorShape({5, 3})}});
+  REQUIRE(fed.ok());
+  CHECK(*fed == 2 * 5 * 3 * 4);
+  CHECK(ForwardFlops(s.ToGraphDef(), {"z:0"}, {}).status().message() ==
+        "the graph has no node 'z' (tensor 'z:0')");
 }
 
 TEST_CASE("The flatten size follows the image shape", "[convnets]") {
