@@ -17,7 +17,8 @@ bool Shrink(const Scope& s, const std::string& name, const FeatureMap& in, int64
   if (out->rows >= 1 && out->cols >= 1) return true;
   s.UpdateStatus(InvalidArgument("layer '", s.prefix(), name, "': input ", in.rows, "x", in.cols,
                                  " is too small for a ", window, "x", window, " window, stride ",
-                                 stride, ", ", padding, " padding (the image is smaller than the "
+                                 stride, ", ", padding,
+                                 " padding (the image is smaller than the "
                                  "architecture accepts)"));
   return false;
 }
@@ -48,10 +49,10 @@ FeatureMap ConvRelu(const Scope& s, VariableStore* vars, const std::string& name
   FeatureMap out;
   if (!Shrink(s, name, in, kernel, stride, padding, &out)) return out;
   out.channels = filters;
-  out.x = Conv2DLayer(s, vars, name, in.x,
-                      Conv2DSpec{kernel, kernel, stride, stride, in.channels, filters, padding,
-                                 true},
-                      Activation::kRelu);
+  out.x =
+      Conv2DLayer(s, vars, name, in.x,
+                  Conv2DSpec{kernel, kernel, stride, stride, in.channels, filters, padding, true},
+                  Activation::kRelu);
   return out;
 }
 

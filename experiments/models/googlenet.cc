@@ -44,8 +44,7 @@ constexpr InceptionSpec k4[] = {{"inception_4a", 192, 96, 208, 16, 48, 64},
 constexpr InceptionSpec k5[] = {{"inception_5a", 256, 160, 320, 32, 128, 128},
                                 {"inception_5b", 384, 192, 384, 48, 128, 128}};
 
-Output GoogLeNetForward(const Scope& s, Output images, const ModelOptions& o,
-                        VariableStore* vars) {
+Output GoogLeNetForward(const Scope& s, Output images, const ModelOptions& o, VariableStore* vars) {
   FeatureMap x = ImageFeatures(images, o.image_shape);
   x = ConvRelu(s, vars, "conv1", x, 7, 2, 64, "SAME");
   x = MaxPool(s, "pool1", x, 3, 2, "SAME");

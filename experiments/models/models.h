@@ -16,6 +16,8 @@
 //          784-256-10), Dense logits.
 //   lenet  LeNet-5 (LeCun et al. 1998) as in issue 3: conv 5x5x6 SAME + ReLU, maxpool 2,
 //          conv 5x5x16 VALID + ReLU, maxpool 2, fc 120 + ReLU, fc 84 + ReLU, fc num_classes.
+//   alexnet, overfeat, vgg_a, googlenet  the convnet-benchmarks models of OSDI'16 Table 1
+//          (each in its own file, e.g. alexnet.cc; image shapes in their ModelDefaults).
 // Weights: He uniform before ReLUs, Glorot uniform for the logits, zero biases
 // (experiments/models/layers.h). Everything is float; images NHWC float [batch, rows, cols, channels],
 // labels int32 [batch].

@@ -1,15 +1,14 @@
 // The convnet-benchmarks models of OSDI'16 Table 1 (alexnet, overfeat, vgg_a, googlenet) and
 // the model statistics (experiments/models/model_stats.h). Full-size models are only built and
 // shape-inferred, never run; training runs use the smallest image each architecture accepts.
+#include <catch2/catch.hpp>
 #include <cmath>
 
-#include <catch2/catch.hpp>
-
+#include "engine/client/math_ops.h"
+#include "engine/client/state_ops.h"
 #include "engine/framework/device.h"
 #include "engine/placement/device_config.h"
 #include "engine/placement/placement_report.h"
-#include "engine/client/math_ops.h"
-#include "engine/client/state_ops.h"
 #include "experiments/models/feature_map.h"
 #include "experiments/models/lstm_lm.h"
 #include "experiments/models/model_graph.h"
@@ -31,11 +30,11 @@ struct Reference {
 // hand (1.5); AlexNet and VGG-A agree with torchvision's alexnet / vgg11 (61.10 M / 0.71 G,
 // 132.86 M / 7.61 G). Minimal sizes from TensorFlow's output-size rule (each model's header).
 const std::vector<Reference>& References() {
-  static const auto* refs = new std::vector<Reference>{
-      {"alexnet", {227, 227, 3}, 61100840, 714188480, 67, 2},
-      {"overfeat", {231, 231, 3}, 145920872, 2801403904, 71, 2},
-      {"vgg_a", {224, 224, 3}, 132863336, 7609090048, 32, 2},
-      {"googlenet", {224, 224, 3}, 6998552, 1582671872, 193, 1}};
+  static const auto* refs =
+      new std::vector<Reference>{{"alexnet", {227, 227, 3}, 61100840, 714188480, 67, 2},
+                                 {"overfeat", {231, 231, 3}, 145920872, 2801403904, 71, 2},
+                                 {"vgg_a", {224, 224, 3}, 132863336, 7609090048, 32, 2},
+                                 {"googlenet", {224, 224, 3}, 6998552, 1582671872, 193, 1}};
   return *refs;
 }
 
@@ -49,8 +48,7 @@ ModelOptions DefaultOptions(const std::string& name, int64_t batch) {
   return *o;
 }
 
-TEST_CASE("Convnet-benchmarks models have the published parameter and FLOP counts",
-          "[convnets]") {
+TEST_CASE("Convnet-benchmarks models have the published parameter and FLOP counts", "[convnets]") {
   for (const Reference& ref : References()) {
     INFO(ref.name);
     auto defaults = LookupDefaults(ref.name);
@@ -180,8 +178,8 @@ std::vector<float> TrainSmall(const Reference& ref, int steps, double learning_r
   for (int64_t i = 0; i < n; ++i) y.data<int32_t>()[i] = static_cast<int32_t>(3 + 4 * i);
   std::vector<float> losses;
   for (int step = 0; step < steps; ++step) {
-    auto out = test::RunOk(session.get(), {{m->images, x}, {m->labels, y}}, {m->loss},
-                           {m->train_op});
+    auto out =
+        test::RunOk(session.get(), {{m->images, x}, {m->labels, y}}, {m->loss}, {m->train_op});
     losses.push_back(out[0].scalar<float>());
   }
   return losses;
