@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "datasets/synthetic.h"
 #include "engine/client/math_ops.h"
 #include "engine/client/state_ops.h"
 #include "engine/framework/device.h"
@@ -82,7 +83,22 @@ TEST_CASE("Forward FLOPs count MatMul and Conv2D multiply-adds per example", "[c
   REQUIRE(lenet.ok());
   flops = ForwardFlopsPerExample(*lenet);
   REQUIRE(flops.ok());
-  CHECK(*flops == 2 * (28 * 28 * 6 * 25 + 10 * 10 * 16 * 150 + 400 * 120 + 120 * 84 + 84 * 10));
+  const int64_t lenet_flops =
+      2 * (28 * 28 * 6 * 25 + 10 * 10 * 16 * 150 + 400 * 120 + 120 * 84 + 84 * 10);
+  CHECK(*flops == lenet_flops);
+  // Through the input op (DatasetBatch, batch 16 in its attributes): the same per example.
+  datasets::SyntheticOptions so;
+  so.num_examples = 32;
+  REQUIRE(datasets::DatasetRegistry::Global()
+              ->Register("test/convnets-synthetic", *datasets::MakeSyntheticDataset(so))
+              .ok());
+  o.dataset = "test/convnets-synthetic";
+  auto fed = BuildModel("lenet", o);
+  REQUIRE(fed.ok());
+  flops = ForwardFlopsPerExample(*fed);
+  INFO(flops.status().ToString());
+  REQUIRE(flops.ok());
+  CHECK(*flops == lenet_flops);
 }
 
 TEST_CASE("ForwardFlops counts one iteration of a while loop and needs known shapes",
