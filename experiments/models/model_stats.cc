@@ -1,6 +1,8 @@
 #include "experiments/models/model_stats.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "engine/placement/graph_shapes.h"
@@ -32,6 +34,15 @@ StatusOr<Node*> FindTensorNode(const Graph& g, const std::string& name) {
   return n;
 }
 
+// A loop's Merge: one of its inputs comes back from a NextIteration (whitepaper 4.4).
+bool IsLoopMerge(const Node& n) {
+  if (n.op() != "Merge") return false;
+  for (const Edge* e : n.in_edges()) {
+    if (!e->IsControlEdge() && e->src->op() == "NextIteration") return true;
+  }
+  return false;
+}
+
 std::string ShapesString(const std::vector<PartialShape>& shapes) {
   std::string out;
   for (const PartialShape& s : shapes) out += (out.empty() ? "" : ", ") + PartialShapeString(s);
@@ -40,15 +51,15 @@ std::string ShapesString(const std::vector<PartialShape>& shapes) {
 
 // Shape refinement does not see loop-carried shapes: a Merge is refined before its
 // NextIteration input. Like tf.while_loop's default shape invariants, a loop variable is taken to
-// keep the shape it enters with: a Merge whose output is not fully known gets the shape of a fully
-// known input (its Enter), and refinement runs again until no Merge changes (nested loops).
+// keep the shape it enters with: a loop's Merge whose output is not fully known gets the shape of
+// a fully known input (its Enter), and refinement runs again until none changes (nested loops).
 StatusOr<GraphShapes> InferWithLoopInvariants(const Graph& g,
                                               std::map<std::string, TensorShape> feed_shapes) {
   for (;;) {
     ASSIGN_OR_RETURN(GraphShapes shapes, InferGraphShapes(g, feed_shapes, /*strict=*/false));
     bool changed = false;
     for (Node* n : g.nodes()) {
-      if (n->op() != "Merge" || feed_shapes.count(n->name()) > 0) continue;
+      if (!IsLoopMerge(*n) || feed_shapes.count(n->name()) > 0) continue;
       const PartialShape& out = shapes.output(*n, 0);
       if (out && out->IsFullyDefined()) continue;
       for (const PartialShape& in : shapes.inputs(*n)) {
