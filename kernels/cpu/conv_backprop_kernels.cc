@@ -87,18 +87,27 @@ class Conv2DBackpropFilterOp : public nn::ConvKernelBase {
       out->flat<T>().setZero();
       return;
     }
-    // Blocks are split into at most kFilterPartials consecutive groups; each group accumulates
-    // its blocks' patches^T x out_backprop into its own partial (group 0 into dw), and the
+    // The patch rows are split into at most kFilterPartials consecutive groups; each group
+    // accumulates its patches^T x out_backprop into its own partial (group 0 into dw), and the
     // partials are added in group order: the result does not depend on the number of threads.
+    // A group is whole blocks (im2col), or with a 1x1 unit-stride filter one GEMM over its rows
+    // of the input.
     const nn::PatchBlocks p = nn::PartitionPatches<T>(s);
-    const int64_t groups = std::min(p.num_blocks, nn::kFilterPartials);
+    const bool direct = nn::PatchesAreInput(s);
+    const int64_t rows = s.batch * patches;
+    const int64_t groups = std::min(direct ? rows : p.num_blocks, nn::kFilterPartials);
     const int64_t filter_size = k * cout;
     std::vector<T> partial((groups - 1) * filter_size);
-    const int64_t group_macs = (p.num_blocks / groups + 1) * p.max_patches * k * cout;
-    nn::ShardWithScratch<T>(ctx, s, p, groups, group_macs,
+    nn::ShardWithScratch<T>(ctx, s, p, groups, rows / groups * k * cout,
                             [&](int64_t begin, int64_t end, T* scratch) {
       for (int64_t j = begin; j < end; ++j) {
         T* acc = j == 0 ? dw : partial.data() + (j - 1) * filter_size;
+        if (direct) {
+          const int64_t r0 = j * rows / groups, r1 = (j + 1) * rows / groups;
+          nn::Gemm(true, false, k, cout, r1 - r0, T(1), x + r0 * k, k, g + r0 * cout, cout, T(0),
+                   acc, cout);
+          continue;
+        }
         const int64_t b0 = j * p.num_blocks / groups, b1 = (j + 1) * p.num_blocks / groups;
         for (int64_t b = b0; b < b1; ++b) {
           const nn::PatchBlock blk = nn::BlockAt(s, p, b);

@@ -21,6 +21,10 @@ namespace fb::nn {
 // (2 MiB per core here) between im2col writing it and the GEMM reading it, large enough that the
 // GEMM's packing and call overhead stay small.
 inline constexpr int64_t kBlockPatchBytes = int64_t{1} << 20;
+// Fewest patch rows (GEMM rows) per block, whatever their bytes: a GEMM of fewer rows runs
+// markedly below OpenBLAS's peak (AlexNet conv3: 13x13 outputs in bands of 7 rows ran at 2/3 of
+// whole 169-row images).
+inline constexpr int64_t kMinBlockPatches = 256;
 // Number of partial filter gradients Conv2DBackpropFilter sums (at most): a constant, so that
 // the summation order depends on the shapes only, not on the number of threads.
 inline constexpr int64_t kFilterPartials = 4;
@@ -70,7 +74,8 @@ inline Status CheckOutBackprop(const Conv2DShape& s, const Tensor& out_backprop)
 // A partition of the batch's patch matrix [batch * out_rows * out_cols, PatchSize(s)] (one row
 // per output position, images in order) into blocks of consecutive rows whose patch matrices are
 // about kBlockPatchBytes: whole images per block when an image's patch matrix is smaller than
-// that, else blocks of output rows of one image. Depends on the shapes only.
+// that, else blocks of output rows of one image; at least kMinBlockPatches rows per block where
+// an image has that many. Depends on the shapes only.
 struct PatchBlocks {
   int64_t images_per_block = 1;  // > 1 only when rows_per_block == out_rows
   int64_t rows_per_block = 1;    // output rows per block (out_rows: whole images)
@@ -89,18 +94,20 @@ struct PatchBlock {
 template <typename T>
 PatchBlocks PartitionPatches(const Conv2DShape& s) {
   PatchBlocks p;
-  const int64_t row_bytes = std::max<int64_t>(1, s.cols.out * PatchSize(s) * sizeof(T));
-  const int64_t image_bytes = row_bytes * std::max<int64_t>(1, s.rows.out);
-  if (image_bytes <= kBlockPatchBytes || s.rows.out <= 1) {
+  const int64_t cols = std::max<int64_t>(1, s.cols.out);
+  const int64_t target_patches = std::max<int64_t>(
+      kMinBlockPatches, kBlockPatchBytes / std::max<int64_t>(1, PatchSize(s) * sizeof(T)));
+  const int64_t image_patches = std::max<int64_t>(1, PatchesPerImage(s));
+  if (image_patches <= target_patches || s.rows.out <= 1) {
     p.images_per_block =
-        std::clamp<int64_t>(kBlockPatchBytes / image_bytes, 1, std::max<int64_t>(1, s.batch));
+        std::clamp<int64_t>(target_patches / image_patches, 1, std::max<int64_t>(1, s.batch));
     p.rows_per_block = s.rows.out;
     p.num_blocks = (s.batch + p.images_per_block - 1) / p.images_per_block;
     p.max_patches = p.images_per_block * PatchesPerImage(s);
     return p;
   }
   // Balanced: e.g. 13 rows in blocks of at most 11 become 7 + 6, not 11 + 2.
-  const int64_t max_rows = std::clamp<int64_t>(kBlockPatchBytes / row_bytes, 1, s.rows.out);
+  const int64_t max_rows = std::clamp<int64_t>(target_patches / cols, 1, s.rows.out);
   p.blocks_per_image = (s.rows.out + max_rows - 1) / max_rows;
   p.rows_per_block = (s.rows.out + p.blocks_per_image - 1) / p.blocks_per_image;
   p.blocks_per_image = (s.rows.out + p.rows_per_block - 1) / p.rows_per_block;
