@@ -4,10 +4,13 @@ and nn_bandwidth_bench.cc) and PyTorch (torch.nn.functional + autograd, torch.se
 PyTorch defaults: NCHW, its own choice of algorithm) on the same layers, alternating layer by
 layer in one run, because this shared 2-core machine's speed drifts: only ratios measured side
 by side mean anything. Prints `uptime` before and after, then one row per layer and pass with
-flowbench and PyTorch GFLOP/s (GB/s for pooling, bias and relu), their ratio, and the GFLOP/s of
-OpenBLAS's SGEMM of the forward pass's im2col shape.
+flowbench and PyTorch GFLOP/s (GB/s for pooling, bias and relu) and their ratio (above 1:
+flowbench faster), optionally a baseline flowbench-bench's value (--baseline: e.g. a build from
+before a change, run right after) and the speedup over it, and the GFLOP/s of OpenBLAS's SGEMM
+(2 threads) of the forward pass's im2col shape.
 
-    /usr/bin/python3 benchmarks/conv_torch.py [--bench build/flowbench-bench] [--only REGEX]
+    /usr/bin/python3 benchmarks/conv_torch.py [--bench build/flowbench-bench]
+        [--baseline OLD/flowbench-bench] [--only REGEX] [--min-time SECONDS]
 
 Exits 0 with "SKIPPED" when PyTorch is missing (Debian: python3-torch)."""
 import argparse
@@ -117,7 +120,7 @@ def torch_elementwise(min_time):
         "BiasAdd": 2 * size / timed(lambda: x + b, min_time) / 1e9,
         "BiasAddGrad": size / timed(lambda: g.sum(dim=(0, 2, 3)), min_time) / 1e9,
         "Relu": 2 * size / timed(lambda: torch.relu(x), min_time) / 1e9,
-        "ReluGrad": 3 * size / timed(lambda: torch.threshold_backward(g, x, 0), min_time) / 1e9,
+        "ReluGrad": 3 * size / timed(lambda: torch.ops.aten.threshold_backward(g, x, 0), min_time) / 1e9,
     }
 
 
@@ -134,15 +137,27 @@ def flowbench(bench, names, min_time):
     return result
 
 
-def row(layer, op, ours, theirs, sgemm=None):
+def row(layer, op, ours, theirs, base=None, sgemm=None):
     ratio = ours / theirs if theirs else float("nan")
-    extra = f" {sgemm:8.1f}" if sgemm is not None else ""
-    print(f"{layer:20s} {op:22s} {ours:9.1f} {theirs:9.1f} {ratio:6.2f}{extra}", flush=True)
+    text = f"{layer:20s} {op:22s} {ours:9.1f} {theirs:9.1f} {ratio:6.2f}"
+    text += f" {base:9.1f} {ours / base:6.2f}" if base is not None else " " * 17
+    text += f" {sgemm:8.1f}" if sgemm is not None else ""
+    print(text, flush=True)
+
+
+def measure(args, names, torch_fn):
+    """flowbench (and baseline) values of `names` and torch_fn()'s, alternating."""
+    ours = flowbench(args.bench, names, args.min_time)
+    theirs = torch_fn()
+    base = flowbench(args.baseline, names, args.min_time) if args.baseline else {}
+    return ours, theirs, base
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bench", default="build/flowbench-bench")
+    ap.add_argument("--baseline", default="",
+                    help="a second flowbench-bench (e.g. before a change), run after each layer")
     ap.add_argument("--only", default="", help="regex on layer names")
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per measurement")
     args = ap.parse_args()
@@ -150,27 +165,31 @@ def main():
     only = re.compile(args.only)
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
-    print(f"{'layer':20s} {'op':22s} {'flowbench':>9s} {'torch':>9s} {'ratio':>6s} {'sgemm':>8s}")
+    print(f"{'layer':20s} {'op':22s} {'flowbench':>9s} {'torch':>9s} {'ratio':>6s} "
+          f"{'baseline':>9s} {'speedup':>6s} {'sgemm':>8s}")
     for layer in CONV_LAYERS:
         if not only.search(layer[0]):
             continue
         names = [f"{p}/{layer[0]}" for p in CONV_PASSES + ("Sgemm",)]
-        ours = flowbench(args.bench, names, args.min_time)
-        theirs = torch_conv(layer, args.min_time)
+        ours, theirs, base = measure(args, names, lambda: torch_conv(layer, args.min_time))
         for p in CONV_PASSES:
-            row(layer[0], p, ours[f"{p}/{layer[0]}"], theirs[p], ours[f"Sgemm/{layer[0]}"])
+            key = f"{p}/{layer[0]}"
+            row(layer[0], p, ours[key], theirs[p], base.get(key), ours[f"Sgemm/{layer[0]}"])
     for layer in POOL_LAYERS:
         if not only.search(layer[0]):
             continue
-        theirs = torch_pool(layer, args.min_time)
-        ours = flowbench(args.bench, [f"{op}/{layer[0]}" for op in theirs], args.min_time)
+        kind = "MaxPool" if layer[8] else "AvgPool"
+        names = [f"{op}/{layer[0]}" for op in (kind, kind + "Grad")]
+        ours, theirs, base = measure(args, names, lambda: torch_pool(layer, args.min_time))
         for op, value in theirs.items():
-            row(layer[0], op + " GB/s", ours[f"{op}/{layer[0]}"], value)
+            key = f"{op}/{layer[0]}"
+            row(layer[0], op + " GB/s", ours[key], value, base.get(key))
     if only.search("vgg_conv2"):
-        theirs = torch_elementwise(args.min_time)
-        ours = flowbench(args.bench, [f"{op}/vgg_conv2" for op in theirs], args.min_time)
+        names = [f"{op}/vgg_conv2" for op in ("BiasAdd", "BiasAddGrad", "Relu", "ReluGrad")]
+        ours, theirs, base = measure(args, names, lambda: torch_elementwise(args.min_time))
         for op, value in theirs.items():
-            row("vgg_conv2", op + " GB/s", ours[f"{op}/vgg_conv2"], value)
+            key = f"{op}/vgg_conv2"
+            row("vgg_conv2", op + " GB/s", ours[key], value, base.get(key))
     print("uptime:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
 
 
