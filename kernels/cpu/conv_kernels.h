@@ -2,7 +2,7 @@
 // Shared pieces of the CPU Conv2D kernels (conv_kernels.cc: forward, conv_backprop_kernels.cc:
 // input and filter gradients). All three are im2col + GEMM (kernels/cpu/im2col.h) over blocks of
 // the batch's patch matrix (PartitionPatches: several small images, or a band of output rows of
-// one large image, about kBlockPatchBytes each, so a block's patches stay in L2 cache between
+// one large image, about kBlockPatchBytes each, so a block's patches stay near in cache between
 // im2col writing them and the GEMM reading them). Blocks run in parallel on the intra-op pool,
 // each as im2col (or col2im) and one OpenBLAS GEMM on the calling thread: with OpenBLAS at one
 // thread (`--blas-threads 1`, the default of `flowbench train`) the pool's threads are the only
@@ -17,14 +17,17 @@
 
 namespace fb::nn {
 
-// Target size of one block's patch matrix, in bytes: small enough to stay in a core's L2 cache
-// (2 MiB per core here) between im2col writing it and the GEMM reading it, large enough that the
-// GEMM's packing and call overhead stay small.
-inline constexpr int64_t kBlockPatchBytes = int64_t{1} << 20;
-// Fewest patch rows (GEMM rows) per block, whatever their bytes: a GEMM of fewer rows runs
-// markedly below OpenBLAS's peak (AlexNet conv3: 13x13 outputs in bands of 7 rows ran at 2/3 of
-// whole 169-row images).
-inline constexpr int64_t kMinBlockPatches = 256;
+// Target size of one block's patch matrix, in bytes: about a core's L2 cache (2 MiB here), so that
+// im2col's writes are still near when the GEMM reads them, while the GEMM gets enough rows to
+// amortize packing the filter (which OpenBLAS repacks on every call).
+inline constexpr int64_t kBlockPatchBytes = int64_t{2} << 20;
+// Fewest patch rows (GEMM rows) per block, whatever their bytes: smaller GEMMs run well below
+// OpenBLAS's peak (AlexNet conv3, 13x13 outputs: bands of 7 rows ran at 2/3 the speed of whole
+// 169-row images, and blocks of 1014 rows beat single images at conv4 on a quiet machine).
+inline constexpr int64_t kMinBlockPatches = 512;
+// Fewest blocks a batch of small images is split into (when it has that many images): enough for
+// two threads to share evenly.
+inline constexpr int64_t kMinBlocks = 4;
 // Number of partial filter gradients Conv2DBackpropFilter sums (at most): a constant, so that
 // the summation order depends on the shapes only, not on the number of threads.
 inline constexpr int64_t kFilterPartials = 4;
@@ -99,10 +102,15 @@ PatchBlocks PartitionPatches(const Conv2DShape& s) {
       kMinBlockPatches, kBlockPatchBytes / std::max<int64_t>(1, PatchSize(s) * sizeof(T)));
   const int64_t image_patches = std::max<int64_t>(1, PatchesPerImage(s));
   if (image_patches <= target_patches || s.rows.out <= 1) {
-    p.images_per_block =
-        std::clamp<int64_t>(target_patches / image_patches, 1, std::max<int64_t>(1, s.batch));
+    // At least kMinBlocks blocks where the batch allows (work for every core), and blocks of
+    // equal size: 16 images in blocks of at most 5 become 4 x 4, not 5 + 5 + 5 + 1.
+    const int64_t batch = std::max<int64_t>(1, s.batch);
+    const int64_t most = std::min(target_patches / image_patches,
+                                  (batch + kMinBlocks - 1) / kMinBlocks);
+    p.num_blocks = (batch + std::max<int64_t>(1, most) - 1) / std::max<int64_t>(1, most);
+    p.images_per_block = (batch + p.num_blocks - 1) / p.num_blocks;
+    p.num_blocks = (batch + p.images_per_block - 1) / p.images_per_block;
     p.rows_per_block = s.rows.out;
-    p.num_blocks = (s.batch + p.images_per_block - 1) / p.images_per_block;
     p.max_patches = p.images_per_block * PatchesPerImage(s);
     return p;
   }
