@@ -10,7 +10,7 @@ before a change, run right after) and the speedup over it, and the GFLOP/s of Op
 (2 threads) of the forward pass's im2col shape.
 
     /usr/bin/python3 benchmarks/conv_torch.py [--bench build/flowbench-bench]
-        [--baseline OLD/flowbench-bench] [--only REGEX] [--min-time SECONDS]
+        [--baseline OLD/flowbench-bench] [--only REGEX] [--min-time SECONDS] [--repeat N]
 
 Exits 0 with "SKIPPED" when PyTorch is missing (Debian: python3-torch)."""
 import argparse
@@ -145,12 +145,21 @@ def row(layer, op, ours, theirs, base=None, sgemm=None):
     print(text, flush=True)
 
 
+def best_of(results):
+    """Per key, the largest value over a list of {key: value}."""
+    return {k: max(r[k] for r in results) for k in results[0]}
+
+
 def measure(args, names, torch_fn):
-    """flowbench (and baseline) values of `names` and torch_fn()'s, alternating."""
-    ours = flowbench(args.bench, names, args.min_time)
-    theirs = torch_fn()
-    base = flowbench(args.baseline, names, args.min_time) if args.baseline else {}
-    return ours, theirs, base
+    """flowbench (and baseline) values of `names` and torch_fn()'s, alternating, each the best of
+    --repeat rounds (on a loaded machine the best is the least disturbed)."""
+    ours, theirs, base = [], [], []
+    for _ in range(args.repeat):
+        ours.append(flowbench(args.bench, names, args.min_time))
+        theirs.append(torch_fn())
+        if args.baseline:
+            base.append(flowbench(args.baseline, names, args.min_time))
+    return best_of(ours), best_of(theirs), best_of(base) if base else {}
 
 
 def main():
@@ -160,6 +169,7 @@ def main():
                     help="a second flowbench-bench (e.g. before a change), run after each layer")
     ap.add_argument("--only", default="", help="regex on layer names")
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per measurement")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds per layer; the best is shown")
     args = ap.parse_args()
     torch.set_num_threads(2)
     only = re.compile(args.only)
