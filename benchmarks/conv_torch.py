@@ -120,7 +120,8 @@ def torch_elementwise(min_time):
         "BiasAdd": 2 * size / timed(lambda: x + b, min_time) / 1e9,
         "BiasAddGrad": size / timed(lambda: g.sum(dim=(0, 2, 3)), min_time) / 1e9,
         "Relu": 2 * size / timed(lambda: torch.relu(x), min_time) / 1e9,
-        "ReluGrad": 3 * size / timed(lambda: torch.ops.aten.threshold_backward(g, x, 0), min_time) / 1e9,
+        "ReluGrad": 3 * size / timed(lambda: torch.ops.aten.threshold_backward(g, x, 0),
+                                     min_time) / 1e9,
     }
 
 

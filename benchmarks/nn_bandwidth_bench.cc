@@ -122,10 +122,11 @@ int RegisterBandwidthBenchmarks() {
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);
     }
-  const std::pair<const char*, Elementwise> ops[] = {{"BiasAdd/vgg_conv2", Elementwise::kBiasAdd},
-                                                     {"BiasAddGrad/vgg_conv2", Elementwise::kBiasAddGrad},
-                                                     {"Relu/vgg_conv2", Elementwise::kRelu},
-                                                     {"ReluGrad/vgg_conv2", Elementwise::kReluGrad}};
+  const std::pair<const char*, Elementwise> ops[] = {
+      {"BiasAdd/vgg_conv2", Elementwise::kBiasAdd},
+      {"BiasAddGrad/vgg_conv2", Elementwise::kBiasAddGrad},
+      {"Relu/vgg_conv2", Elementwise::kRelu},
+      {"ReluGrad/vgg_conv2", Elementwise::kReluGrad}};
   for (const auto& [name, op] : ops)
     benchmark::RegisterBenchmark(name, BM_Elementwise, op)
         ->UseRealTime()

@@ -121,7 +121,8 @@ class BiasAddGradOp : public OpKernel {
     // Rows in chunks of about 64K values, each summed into its own partial on the intra-op
     // pool, then the partials in chunk order: deterministic whatever the number of threads.
     const int64_t rows = depth == 0 ? 0 : dy.NumElements() / depth;
-    const int64_t chunk_rows = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, depth));
+    const int64_t chunk_rows =
+        std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, depth));
     const int64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
     std::vector<T> partial(chunks * depth, T(0));
     const T* g = dy.data<T>();
@@ -134,7 +135,8 @@ class BiasAddGradOp : public OpKernel {
     });
     nn::ArrayMap<T> sum(out->data<T>(), depth);
     sum.setZero();
-    for (int64_t c = 0; c < chunks; ++c) sum += nn::ConstArrayMap<T>(partial.data() + c * depth, depth);
+    for (int64_t c = 0; c < chunks; ++c)
+      sum += nn::ConstArrayMap<T>(partial.data() + c * depth, depth);
   }
 };
 

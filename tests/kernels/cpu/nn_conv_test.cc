@@ -133,7 +133,8 @@ TEST_CASE("Conv2D patch blocks cover every patch row once, in order, within the 
     Conv2DShape s = GeometryOf(c);
     INFO("input " << DimsString(c.input) << " filter " << DimsString(c.filter));
     for (bool is_double : {false, true}) {
-      nn::PatchBlocks p = is_double ? nn::PartitionPatches<double>(s) : nn::PartitionPatches<float>(s);
+      nn::PatchBlocks p =
+          is_double ? nn::PartitionPatches<double>(s) : nn::PartitionPatches<float>(s);
       int64_t next = 0, largest = 0;
       for (int64_t b = 0; b < p.num_blocks; ++b) {
         nn::PatchBlock k = nn::BlockAt(s, p, b);

@@ -129,7 +129,9 @@ std::vector<double> ReferenceMaxPoolGrad(const Tensor& x, const Tensor& g, int64
   const int64_t pad_h = same ? std::max<int64_t>(0, (oh - 1) * st + k - h) / 2 : 0;
   const int64_t pad_w = same ? std::max<int64_t>(0, (ow - 1) * st + k - w) / 2 : 0;
   std::vector<double> dx(x.NumElements(), 0.0);
-  auto at = [&](int64_t b, int64_t i, int64_t j, int64_t c) { return ((b * h + i) * w + j) * d + c; };
+  auto at = [&](int64_t b, int64_t i, int64_t j, int64_t c) {
+    return ((b * h + i) * w + j) * d + c;
+  };
   for (int64_t b = 0; b < n; ++b)
     for (int64_t i = 0; i < oh; ++i)
       for (int64_t j = 0; j < ow; ++j)
