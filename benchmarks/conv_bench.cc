@@ -62,8 +62,21 @@ void SetFlops(benchmark::State& state, double flops) {
       benchmark::Counter(flops * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 
+// Sets OpenBLAS's thread count for one benchmark and restores it after (the other benchmarks of
+// the binary, e.g. matmul_bench.cc, run with OpenBLAS's default).
+class ScopedBlasThreads {
+ public:
+  explicit ScopedBlasThreads(int threads) : previous_(openblas_get_num_threads()) {
+    SetBlasThreads(threads);
+  }
+  ~ScopedBlasThreads() { SetBlasThreads(previous_); }
+
+ private:
+  int previous_;
+};
+
 void BM_ConvPass(benchmark::State& state, ConvLayer c, ConvPass pass) {
-  SetBlasThreads(1);
+  ScopedBlasThreads blas(1);
   Scope root = Scope::NewRootScope();
   std::vector<Session::NamedTensor> feeds;
   BuildPass(root, c, pass, &feeds);
@@ -79,7 +92,7 @@ void BM_ConvPass(benchmark::State& state, ConvLayer c, ConvPass pass) {
 
 // The forward pass's GEMM [m, k] x [k, n] alone, OpenBLAS on 2 threads.
 void BM_Sgemm(benchmark::State& state, ConvLayer c) {
-  SetBlasThreads(2);
+  ScopedBlasThreads blas(2);
   const int m = static_cast<int>(c.GemmM()), k = static_cast<int>(c.GemmK());
   const int n = static_cast<int>(c.out_ch);
   Tensor a = bench::RandomFloats({m, k}, 1), b = bench::RandomFloats({k, n}, 2);
@@ -90,7 +103,6 @@ void BM_Sgemm(benchmark::State& state, ConvLayer c) {
     benchmark::DoNotOptimize(out.data<float>());
   }
   SetFlops(state, c.Flops());
-  SetBlasThreads(1);
 }
 
 int RegisterConvBenchmarks() {
