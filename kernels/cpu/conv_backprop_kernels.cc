@@ -2,7 +2,8 @@
 // the im2col + GEMM forward (conv_kernels.cc):
 //   input gradient:  patch gradients = out_backprop x filter^T, then col2im per image;
 //   filter gradient: filter gradient = sum over chunks of patches^T x out_backprop.
-// Chunks of images run in parallel (conv_kernels.h).
+// Blocks of patch rows run in parallel (conv_kernels.h); 1x1 unit-stride filters use the input
+// (and input gradient) as the patch matrix directly, without im2col or col2im.
 #include "kernels/cpu/conv_kernels.h"
 
 namespace fb {
@@ -28,21 +29,37 @@ class Conv2DBackpropInputOp : public nn::ConvKernelBase {
     const T* w = filter.data<T>();
     const T* g = dy.data<T>();
     T* dx = out->data<T>();
-    if (nn::PatchesAreInput(s)) {
-      nn::Gemm(false, true, s.batch * patches, k, cout, T(1), g, cout, w, cout, T(0), dx, k);
-      return;
-    }
     if (k == 0 || patches == 0) {
       out->flat<T>().setZero();
       return;
     }
+    // Col2im of two blocks of one image adds into overlapping input rows, so when images are
+    // split into blocks, one unit of parallel work is a whole image.
+    const nn::PatchBlocks p = nn::PartitionPatches<T>(s);
+    const bool direct = nn::PatchesAreInput(s);
+    const int64_t per_unit = p.SplitsImages() && !direct ? p.blocks_per_image : 1;
     const int64_t image = s.rows.in * s.cols.in * s.in_depth;
-    nn::ParallelChunks<T>(ctx, s, [&](int64_t, int64_t n0, int64_t count, T* cols) {
-      nn::Gemm(false, true, count * patches, k, cout, T(1), g + n0 * patches * cout, cout, w,
-               cout, T(0), cols, k);
-      std::fill_n(dx + n0 * image, count * image, T(0));  // zeroed per chunk, in parallel
-      for (int64_t i = 0; i < count; ++i) nn::Col2Im(s, cols + i * patches * k, dx + (n0 + i) * image);
-    });
+    nn::ShardWithScratch<T>(
+        ctx, s, p, p.num_blocks / per_unit, per_unit * p.max_patches * k * cout,
+        [&](int64_t begin, int64_t end, T* cols) {
+          for (int64_t b = begin * per_unit; b < end * per_unit; ++b) {
+            const nn::PatchBlock blk = nn::BlockAt(s, p, b);
+            const T* g_blk = g + blk.first_patch * cout;
+            if (direct) {  // the patch gradients are the input gradient
+              nn::Gemm(false, true, blk.num_patches, k, cout, T(1), g_blk, cout, w, cout, T(0),
+                       dx + blk.first_patch * k, k);
+              continue;
+            }
+            nn::Gemm(false, true, blk.num_patches, k, cout, T(1), g_blk, cout, w, cout, T(0),
+                     cols, k);
+            // An image's first block zeroes it (cache-warm, and in parallel).
+            if (blk.row_begin == 0) std::fill_n(dx + blk.image * image, blk.images * image, T(0));
+            const int64_t rows = (blk.row_end - blk.row_begin) * s.cols.out;
+            for (int64_t i = 0; i < blk.images; ++i)
+              nn::Col2Im(s, cols + i * rows * k, blk.row_begin, blk.row_end,
+                         dx + (blk.image + i) * image);
+          }
+        });
   }
 };
 
@@ -70,25 +87,42 @@ class Conv2DBackpropFilterOp : public nn::ConvKernelBase {
       out->flat<T>().setZero();
       return;
     }
-    if (nn::PatchesAreInput(s)) {
-      nn::Gemm(true, false, k, cout, s.batch * patches, T(1), x, k, g, cout, T(0), dw, cout);
-      return;
-    }
-    // One partial filter gradient per chunk, summed in chunk order: the result does not depend
-    // on how chunks were spread over threads.
+    // The patch rows are split into at most kFilterPartials consecutive groups; each group
+    // accumulates its patches^T x out_backprop into its own partial (group 0 into dw), and the
+    // partials are added in group order: the result does not depend on the number of threads.
+    // A group is whole blocks (im2col), or with a 1x1 unit-stride filter one GEMM over its rows
+    // of the input.
+    const nn::PatchBlocks p = nn::PartitionPatches<T>(s);
+    const bool direct = nn::PatchesAreInput(s);
+    const int64_t rows = s.batch * patches;
+    const int64_t groups = std::min(direct ? rows : p.num_blocks, nn::kFilterPartials);
     const int64_t filter_size = k * cout;
-    const int64_t chunks = nn::NumChunks(s.batch, nn::ImagesPerChunk<T>(s));
-    std::vector<T> partial(chunks * filter_size);
-    nn::ParallelChunks<T>(ctx, s, [&](int64_t c, int64_t n0, int64_t count, T* cols) {
-      nn::Im2ColChunk(s, x, n0, count, cols);
-      nn::Gemm(true, false, k, cout, count * patches, T(1), cols, k, g + n0 * patches * cout,
-               cout, T(0), partial.data() + c * filter_size, cout);
+    std::vector<T> partial((groups - 1) * filter_size);
+    nn::ShardWithScratch<T>(ctx, s, p, groups, rows / groups * k * cout,
+                            [&](int64_t begin, int64_t end, T* scratch) {
+      for (int64_t j = begin; j < end; ++j) {
+        T* acc = j == 0 ? dw : partial.data() + (j - 1) * filter_size;
+        if (direct) {
+          const int64_t r0 = j * rows / groups, r1 = (j + 1) * rows / groups;
+          nn::Gemm(true, false, k, cout, r1 - r0, T(1), x + r0 * k, k, g + r0 * cout, cout, T(0),
+                   acc, cout);
+          continue;
+        }
+        const int64_t b0 = j * p.num_blocks / groups, b1 = (j + 1) * p.num_blocks / groups;
+        for (int64_t b = b0; b < b1; ++b) {
+          const nn::PatchBlock blk = nn::BlockAt(s, p, b);
+          const T* cols = nn::BlockPatches(s, blk, x, scratch);
+          nn::Gemm(true, false, k, cout, blk.num_patches, T(1), cols, k,
+                   g + blk.first_patch * cout, cout, b == b0 ? T(0) : T(1), acc, cout);
+        }
+      }
     });
-    std::copy_n(partial.data(), filter_size, dw);
-    for (int64_t c = 1; c < chunks; ++c) {
-      const T* p = partial.data() + c * filter_size;
-      for (int64_t i = 0; i < filter_size; ++i) dw[i] += p[i];
-    }
+    nn::Shard(ctx, filter_size, groups, [&](int64_t begin, int64_t end) {
+      for (int64_t j = 1; j < groups; ++j) {
+        const T* src = partial.data() + (j - 1) * filter_size;
+        for (int64_t i = begin; i < end; ++i) dw[i] += src[i];
+      }
+    });
   }
 };
 

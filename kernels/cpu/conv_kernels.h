@@ -1,8 +1,14 @@
 #pragma once
 // Shared pieces of the CPU Conv2D kernels (conv_kernels.cc: forward, conv_backprop_kernels.cc:
-// input and filter gradients). All three are im2col + GEMM (kernels/cpu/im2col.h): the batch is
-// processed in chunks of images whose patch matrices stay in cache; chunks run in parallel on
-// the intra-op pool, each as im2col (or col2im) and one OpenBLAS GEMM.
+// input and filter gradients). All three are im2col + GEMM (kernels/cpu/im2col.h) over blocks of
+// the batch's patch matrix (PartitionPatches: several small images, or a band of output rows of
+// one large image, about kBlockPatchBytes each, so a block's patches stay near in cache between
+// im2col writing them and the GEMM reading them). Blocks run in parallel on the intra-op pool,
+// each as im2col (or col2im) and one OpenBLAS GEMM on the calling thread: with OpenBLAS at one
+// thread (`--blas-threads 1`, the default of `flowbench train`) the pool's threads are the only
+// ones, so the two do not oversubscribe the cores. A 1x1 filter with unit strides and no padding
+// reads the input (and writes the input gradient) as the patch matrix itself.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -11,9 +17,20 @@
 
 namespace fb::nn {
 
-// Target size of one chunk's patch matrix, in bytes: small enough to stay in a core's L2 cache
-// between im2col writing it and the GEMM reading it.
-inline constexpr int64_t kChunkPatchBytes = int64_t{256} << 10;
+// Target size of one block's patch matrix, in bytes: about a core's L2 cache (2 MiB here), so that
+// im2col's writes are still near when the GEMM reads them, while the GEMM gets enough rows to
+// amortize packing the filter (which OpenBLAS repacks on every call).
+inline constexpr int64_t kBlockPatchBytes = int64_t{2} << 20;
+// Fewest patch rows (GEMM rows) per block, whatever their bytes: smaller GEMMs run well below
+// OpenBLAS's peak (AlexNet conv3, 13x13 outputs: bands of 7 rows ran at 2/3 the speed of whole
+// 169-row images, and blocks of 1014 rows beat single images at conv4 on a quiet machine).
+inline constexpr int64_t kMinBlockPatches = 512;
+// Fewest blocks a batch of small images is split into (when it has that many images): enough for
+// two threads to share evenly.
+inline constexpr int64_t kMinBlocks = 4;
+// Number of partial filter gradients Conv2DBackpropFilter sums (at most): a constant, so that
+// the summation order depends on the shapes only, not on the number of threads.
+inline constexpr int64_t kFilterPartials = 4;
 
 // Parses the conv attrs (strides, padding, dilations, data_format) once per kernel.
 class ConvKernelBase : public OpKernel {
@@ -57,40 +74,97 @@ inline Status CheckOutBackprop(const Conv2DShape& s, const Tensor& out_backprop)
                          DimsString(s.FilterDims()), " produces ", DimsString(want));
 }
 
-// Images per chunk so that a chunk's patch matrix stays near kChunkPatchBytes (at least one).
+// A partition of the batch's patch matrix [batch * out_rows * out_cols, PatchSize(s)] (one row
+// per output position, images in order) into blocks of consecutive rows whose patch matrices are
+// about kBlockPatchBytes: whole images per block when an image's patch matrix is smaller than
+// that, else blocks of output rows of one image; at least kMinBlockPatches rows per block where
+// an image has that many. Depends on the shapes only.
+struct PatchBlocks {
+  int64_t images_per_block = 1;  // > 1 only when rows_per_block == out_rows
+  int64_t rows_per_block = 1;    // output rows per block (out_rows: whole images)
+  int64_t blocks_per_image = 1;  // ceil(out_rows / rows_per_block) when images are split
+  int64_t num_blocks = 0;
+  int64_t max_patches = 0;  // patch rows in the largest block
+  bool SplitsImages() const { return blocks_per_image > 1; }
+};
+
+// One block: output rows [row_begin, row_end) of images [image, image + images); its patch rows
+// are [first_patch, first_patch + num_patches) of the batch's patch matrix.
+struct PatchBlock {
+  int64_t image, images, row_begin, row_end, first_patch, num_patches;
+};
+
 template <typename T>
-int64_t ImagesPerChunk(const Conv2DShape& s) {
-  int64_t per_image = std::max<int64_t>(1, PatchesPerImage(s) * PatchSize(s) * sizeof(T));
-  return std::clamp<int64_t>(kChunkPatchBytes / per_image, 1, std::max<int64_t>(1, s.batch));
+PatchBlocks PartitionPatches(const Conv2DShape& s) {
+  PatchBlocks p;
+  const int64_t cols = std::max<int64_t>(1, s.cols.out);
+  const int64_t target_patches = std::max<int64_t>(
+      kMinBlockPatches, kBlockPatchBytes / std::max<int64_t>(1, PatchSize(s) * sizeof(T)));
+  const int64_t image_patches = std::max<int64_t>(1, PatchesPerImage(s));
+  if (image_patches <= target_patches || s.rows.out <= 1) {
+    // At least kMinBlocks blocks where the batch allows (work for every core), and blocks of
+    // equal size: 16 images in blocks of at most 5 become 4 x 4, not 5 + 5 + 5 + 1.
+    const int64_t batch = std::max<int64_t>(1, s.batch);
+    const int64_t most = std::min(target_patches / image_patches,
+                                  (batch + kMinBlocks - 1) / kMinBlocks);
+    p.num_blocks = (batch + std::max<int64_t>(1, most) - 1) / std::max<int64_t>(1, most);
+    p.images_per_block = (batch + p.num_blocks - 1) / p.num_blocks;
+    p.num_blocks = (batch + p.images_per_block - 1) / p.images_per_block;
+    p.rows_per_block = s.rows.out;
+    p.max_patches = p.images_per_block * PatchesPerImage(s);
+    return p;
+  }
+  // Balanced: e.g. 13 rows in blocks of at most 11 become 7 + 6, not 11 + 2.
+  const int64_t max_rows = std::clamp<int64_t>(target_patches / cols, 1, s.rows.out);
+  p.blocks_per_image = (s.rows.out + max_rows - 1) / max_rows;
+  p.rows_per_block = (s.rows.out + p.blocks_per_image - 1) / p.blocks_per_image;
+  p.blocks_per_image = (s.rows.out + p.rows_per_block - 1) / p.rows_per_block;
+  p.num_blocks = s.batch * p.blocks_per_image;
+  p.max_patches = p.rows_per_block * s.cols.out;
+  return p;
 }
 
-inline int64_t NumChunks(int64_t batch, int64_t chunk) { return (batch + chunk - 1) / chunk; }
+inline PatchBlock BlockAt(const Conv2DShape& s, const PatchBlocks& p, int64_t b) {
+  PatchBlock k;
+  if (!p.SplitsImages()) {
+    k.image = b * p.images_per_block;
+    k.images = std::min(p.images_per_block, s.batch - k.image);
+    k.row_begin = 0, k.row_end = s.rows.out;
+  } else {
+    k.image = b / p.blocks_per_image, k.images = 1;
+    k.row_begin = (b % p.blocks_per_image) * p.rows_per_block;
+    k.row_end = std::min(s.rows.out, k.row_begin + p.rows_per_block);
+  }
+  k.first_patch = (k.image * s.rows.out + k.row_begin) * s.cols.out;
+  k.num_patches = k.images * (k.row_end - k.row_begin) * s.cols.out;
+  return k;
+}
 
-// For each chunk c of images [n0, n0 + count): fn(c, n0, count, patches), where `patches` is
-// scratch space for count patch matrices. Chunks are spread over the intra-op pool (each shard
-// has its own scratch); the partition into chunks depends only on the shapes, so callers that
-// keep one partial result per chunk and combine them in chunk order are deterministic.
+// Runs fn(begin, end, scratch) over units [0, units) on the intra-op pool, where `scratch` has
+// room for one block's patch matrix (reused across the units of a shard); `block_cost` is the
+// work of one unit in multiply-adds.
 template <typename T, typename Fn>
-void ParallelChunks(OpKernelContext* ctx, const Conv2DShape& s, Fn fn) {
-  const int64_t chunk = ImagesPerChunk<T>(s);
-  const int64_t patch_values = chunk * PatchesPerImage(s) * PatchSize(s);
-  // About one multiply-add per ns per patch value and output channel.
-  const int64_t cost_ns = std::max<int64_t>(1, patch_values * std::max<int64_t>(1, s.out_depth) / 4);
-  Shard(ctx, NumChunks(s.batch, chunk), cost_ns, [&](int64_t begin, int64_t end) {
-    std::unique_ptr<T[]> patches(new T[std::max<int64_t>(1, patch_values)]);
-    for (int64_t c = begin; c < end; ++c) {
-      const int64_t n0 = c * chunk;
-      fn(c, n0, std::min(chunk, s.batch - n0), patches.get());
-    }
+void ShardWithScratch(OpKernelContext* ctx, const Conv2DShape& s, const PatchBlocks& p,
+                      int64_t units, int64_t unit_macs, Fn fn) {
+  const int64_t scratch = PatchesAreInput(s) ? 0 : p.max_patches * PatchSize(s);
+  // About four multiply-adds per ns (a single-threaded OpenBLAS SGEMM does 30-50 GFLOP/s here).
+  Shard(ctx, units, std::max<int64_t>(1, unit_macs / 4), [&](int64_t begin, int64_t end) {
+    std::unique_ptr<T[]> patches(scratch > 0 ? new T[scratch] : nullptr);
+    fn(begin, end, patches.get());
   });
 }
 
-// Im2Col of images [n0, n0 + count) of `input` (NHWC) into `patches`.
+// The patch matrix of block `k` of `input` (NHWC): `input` itself when the patches are the input
+// (a 1x1 unit-stride unpadded filter), else written into `scratch` by im2col.
 template <typename T>
-void Im2ColChunk(const Conv2DShape& s, const T* input, int64_t n0, int64_t count, T* patches) {
+const T* BlockPatches(const Conv2DShape& s, const PatchBlock& k, const T* input, T* scratch) {
+  const int64_t kk = PatchSize(s);
+  if (PatchesAreInput(s)) return input + k.first_patch * kk;
   const int64_t image = s.rows.in * s.cols.in * s.in_depth;
-  const int64_t patch_matrix = PatchesPerImage(s) * PatchSize(s);
-  for (int64_t i = 0; i < count; ++i) Im2Col(s, input + (n0 + i) * image, patches + i * patch_matrix);
+  const int64_t rows = (k.row_end - k.row_begin) * s.cols.out;
+  for (int64_t i = 0; i < k.images; ++i)
+    Im2Col(s, input + (k.image + i) * image, k.row_begin, k.row_end, scratch + i * rows * kk);
+  return scratch;
 }
 
 }  // namespace fb::nn

@@ -23,14 +23,16 @@ inline int64_t PatchSize(const Conv2DShape& s) {
 inline int64_t PatchesPerImage(const Conv2DShape& s) { return s.rows.out * s.cols.out; }
 
 // Calls fn(patch_offset, image_offset, count) for every contiguous run of patch values that maps
-// to in-bounds input values of one image (offsets in elements, patch_offset into the image's
-// patch matrix), and zero_fn(patch_offset, count) for runs that fall into padding.
+// to in-bounds input values of one image, for the patch rows of output rows [oh_begin, oh_end)
+// (offsets in elements, patch_offset into those rows' patch matrix, which starts at output row
+// oh_begin), and zero_fn(patch_offset, count) for runs that fall into padding.
 template <typename Fn, typename ZeroFn>
-void ForEachPatchRun(const Conv2DShape& s, Fn fn, ZeroFn zero_fn) {
+void ForEachPatchRun(const Conv2DShape& s, int64_t oh_begin, int64_t oh_end, Fn fn,
+                     ZeroFn zero_fn) {
   const int64_t depth = s.in_depth, in_cols = s.cols.in, kw = s.cols.window;
   const int64_t dil_c = s.cols.dilation, row_len = kw * depth;
   int64_t p = 0;
-  for (int64_t oh = 0; oh < s.rows.out; ++oh) {
+  for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
     for (int64_t ow = 0; ow < s.cols.out; ++ow) {
       const int64_t iw0 = ow * s.cols.stride - s.cols.pad_before;
       // Filter columns [c_lo, c_hi) land inside the input row.
@@ -56,12 +58,12 @@ void ForEachPatchRun(const Conv2DShape& s, Fn fn, ZeroFn zero_fn) {
   }
 }
 
-// Writes the patch matrix of one image (`image`: [rows, cols, in_depth]) into `patches`
-// ([PatchesPerImage(s), PatchSize(s)]).
+// Writes the patch rows of output rows [oh_begin, oh_end) of one image (`image`: [rows, cols,
+// in_depth]) into `patches` ([(oh_end - oh_begin) * out_cols, PatchSize(s)]).
 template <typename T>
-void Im2Col(const Conv2DShape& s, const T* image, T* patches) {
+void Im2Col(const Conv2DShape& s, const T* image, int64_t oh_begin, int64_t oh_end, T* patches) {
   ForEachPatchRun(
-      s,
+      s, oh_begin, oh_end,
       [&](int64_t p, int64_t i, int64_t n) {
         // Short runs (a filter row of a shallow input, e.g. 5 values for a greyscale 5x5
         // filter) are cheaper as a plain loop than as a memcpy call.
@@ -74,14 +76,24 @@ void Im2Col(const Conv2DShape& s, const T* image, T* patches) {
       [&](int64_t p, int64_t n) { std::fill_n(patches + p, n, T(0)); });
 }
 
-// Adds the patch matrix of one image back into `image` (which the caller zeroes first).
+// dst[i] += src[i] for i < n, in groups of 8 with a constant trip count so that the compiler
+// vectorizes it at -O2 (a loop of runtime length it leaves scalar); dst and src do not overlap.
 template <typename T>
-void Col2Im(const Conv2DShape& s, const T* patches, T* image) {
+void AddRun(T* __restrict dst, const T* __restrict src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l) dst[i + l] += src[i + l];
+  for (; i < n; ++i) dst[i] += src[i];
+}
+
+// Adds the patch rows of output rows [oh_begin, oh_end) (laid out as Im2Col writes them) back
+// into `image`, which the caller zeroes first. Row ranges of one image overlap in the image
+// (neighbouring windows share input rows), so calls for one image must not run concurrently.
+template <typename T>
+void Col2Im(const Conv2DShape& s, const T* patches, int64_t oh_begin, int64_t oh_end, T* image) {
   ForEachPatchRun(
-      s,
-      [&](int64_t p, int64_t i, int64_t n) {
-        for (int64_t k = 0; k < n; ++k) image[i + k] += patches[p + k];
-      },
+      s, oh_begin, oh_end,
+      [&](int64_t p, int64_t i, int64_t n) { AddRun(image + i, patches + p, n); },
       [](int64_t, int64_t) {});
 }
 

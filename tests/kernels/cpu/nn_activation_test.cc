@@ -112,5 +112,48 @@ TEST_CASE("Activation and BiasAdd gradients match numerical gradients", "[nn][nn
                                {x, bias}) < 1e-8);
 }
 
+TEST_CASE("ReluGrad passes gradients where features are positive, at every vector position",
+          "[nn][nn-activation]") {
+  // Lengths around the 8-float and 4-double vector widths, so that both the vector body and the
+  // scalar tail see each kind of feature: positive, zero, -0, negative, NaN, +inf, denormal.
+  const std::vector<double> kinds = {1.5, 0.0, -0.0, -2.0, std::nan(""), INFINITY, 1e-310};
+  for (int64_t n : {1, 7, 8, 9, 17, 40}) {
+    std::vector<double> f(n), g(n), want(n);
+    for (int64_t i = 0; i < n; ++i) {
+      f[i] = kinds[(i * 3) % kinds.size()];
+      g[i] = static_cast<double>(i + 1);
+      want[i] = f[i] > 0 ? g[i] : 0.0;
+    }
+    std::vector<float> ff(f.begin(), f.end()), gf(g.begin(), g.end()), wf(want.begin(), want.end());
+    for (int64_t i = 0; i < n; ++i) wf[i] = ff[i] > 0 ? gf[i] : 0.f;  // 1e-310 is 0 in float
+    INFO("length " << n);
+    auto relu_grad = [](const Tensor& g, const Tensor& f) {
+      return RunOpOk(
+          [](const Scope& s, const std::vector<Output>& in) {
+            return std::vector<Output>{ops::ReluGrad(s, in[0], in[1])};
+          },
+          {g, f})[0];
+    };
+    CHECK(Values<double>(relu_grad(Tensor::FromVector<double>(g), Tensor::FromVector<double>(f))) ==
+          want);
+    CHECK(Values<float>(relu_grad(Tensor::FromVector<float>(gf), Tensor::FromVector<float>(ff))) ==
+          wf);
+  }
+}
+
+TEST_CASE("BiasAddGrad sums many rows in chunks to the float64 sum", "[nn][nn-activation]") {
+  // 70,001 rows of depth 3 span several chunks of 64K values and a partial last chunk.
+  Tensor dy = test::RandomDouble({70001, 3}, -1, 1, 4);
+  std::vector<double> want(3, 0.0);
+  for (int64_t i = 0; i < dy.NumElements(); ++i) want[i % 3] += dy.data<double>()[i];
+  auto out = RunOpOk(
+      [](const Scope& s, const std::vector<Output>& in) {
+        return std::vector<Output>{ops::BiasAddGrad(s, in[0])};
+      },
+      {dy})[0];
+  REQUIRE(out.shape() == TensorShape({3}));
+  for (int c = 0; c < 3; ++c) CHECK(out.data<double>()[c] == Approx(want[c]).epsilon(1e-12));
+}
+
 }  // namespace
 }  // namespace fb

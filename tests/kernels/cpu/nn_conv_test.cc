@@ -2,6 +2,7 @@
 // cases against a direct (seven-loop) convolution written here, the backprops against the
 // direct adjoints, numerical gradient checks in float64, and shape/attr errors.
 #include "engine/ops/nn_ops_common.h"
+#include "kernels/cpu/conv_kernels.h"
 #include "tests/gradient_checker.h"
 #include "tests/kernels/cpu/nn_test_util.h"
 #include "tests/test_util.h"
@@ -92,6 +93,13 @@ const std::vector<ConvCase>& Cases() {
       {{2, 9, 8, 1}, {3, 2, 1, 2}, {1, 2}, {2, 3}, "VALID"},
       {{2, 4, 5, 3}, {1, 1, 3, 4}, {1, 1}, {1, 1}, "VALID"},  // the direct-GEMM path
       {{2, 5, 5, 3}, {1, 1, 3, 2}, {2, 2}, {1, 1}, "SAME"},
+      // Images whose float64 patch matrix (2.6 and 3.4 MiB) exceeds kBlockPatchBytes are split
+      // into bands of output rows (conv_kernels.h): 2 bands of 40 rows; 2 bands of 16 + 15 rows
+      // whose 5-row windows overlap in col2im, 6 blocks summed in 4 filter-gradient groups.
+      {{2, 80, 30, 16}, {3, 3, 16, 2}, {1, 1}, {1, 1}, "SAME"},
+      {{3, 61, 80, 12}, {5, 3, 12, 3}, {2, 1}, {1, 1}, "SAME"},
+      // A 1x1 filter on the input itself, split into 4 filter-gradient groups of rows.
+      {{5, 30, 30, 64}, {1, 1, 64, 2}, {1, 1}, {1, 1}, "VALID"},
   };
   return cases;
 }
@@ -117,6 +125,44 @@ TEST_CASE("Conv2D matches a direct convolution over strides, dilations and paddi
     test::ExpectClose(Conv(x, w, c.strides, c.padding, c.dilations)[0], DirectConv(x, w, s),
                       1e-10, 1e-12);
   }
+}
+
+TEST_CASE("Conv2D patch blocks cover every patch row once, in order, within the size target",
+          "[nn][nn-conv]") {
+  for (const ConvCase& c : Cases()) {
+    Conv2DShape s = GeometryOf(c);
+    INFO("input " << DimsString(c.input) << " filter " << DimsString(c.filter));
+    for (bool is_double : {false, true}) {
+      nn::PatchBlocks p =
+          is_double ? nn::PartitionPatches<double>(s) : nn::PartitionPatches<float>(s);
+      int64_t next = 0, largest = 0;
+      for (int64_t b = 0; b < p.num_blocks; ++b) {
+        nn::PatchBlock k = nn::BlockAt(s, p, b);
+        CHECK(k.first_patch == next);
+        CHECK(k.num_patches > 0);
+        next += k.num_patches, largest = std::max(largest, k.num_patches);
+      }
+      CHECK(next == s.batch * nn::PatchesPerImage(s));
+      CHECK(largest == p.max_patches);
+      const int64_t bytes = p.max_patches * nn::PatchSize(s) * (is_double ? 8 : 4);
+      CHECK((bytes <= nn::kBlockPatchBytes || p.max_patches <= nn::kMinBlockPatches ||
+             p.rows_per_block == 1));
+    }
+  }
+  // The large float64 images are split into balanced bands (their sizes differ by at most one
+  // row); 16 small images into 4 blocks of 4, not 5 + 5 + 5 + 1.
+  for (int i : {7, 8}) {
+    Conv2DShape s = GeometryOf(Cases()[i]);
+    nn::PatchBlocks p = nn::PartitionPatches<double>(s);
+    CHECK(p.SplitsImages());
+    nn::PatchBlock last = nn::BlockAt(s, p, p.blocks_per_image - 1);
+    CHECK(last.row_end == s.rows.out);
+    CHECK(p.rows_per_block - (last.row_end - last.row_begin) <= 1);
+  }
+  ConvCase small{{16, 14, 14, 480}, {1, 1, 480, 192}, {1, 1}, {1, 1}, "SAME"};
+  nn::PatchBlocks p = nn::PartitionPatches<float>(GeometryOf(small));
+  CHECK(p.num_blocks == 4);
+  CHECK(p.images_per_block == 4);
 }
 
 TEST_CASE("Conv2D backprops are the adjoints of Conv2D", "[nn][nn-conv]") {

@@ -120,5 +120,56 @@ TEST_CASE("Pooling reports bad ranks, attrs and gradient shapes", "[nn][nn-pool]
              Catch::Contains("orig_output must have the pooled shape [1,2,2,1], got shape [1,3,3,1]"));
 }
 
+// MaxPoolGrad by the definition, one window and channel at a time: the first maximum in
+// row-major window order receives the window's gradient (no NaN in these inputs).
+std::vector<double> ReferenceMaxPoolGrad(const Tensor& x, const Tensor& g, int64_t k, int64_t st,
+                                         bool same) {
+  const int64_t n = x.dim_size(0), h = x.dim_size(1), w = x.dim_size(2), d = x.dim_size(3);
+  const int64_t oh = g.dim_size(1), ow = g.dim_size(2);
+  const int64_t pad_h = same ? std::max<int64_t>(0, (oh - 1) * st + k - h) / 2 : 0;
+  const int64_t pad_w = same ? std::max<int64_t>(0, (ow - 1) * st + k - w) / 2 : 0;
+  std::vector<double> dx(x.NumElements(), 0.0);
+  auto at = [&](int64_t b, int64_t i, int64_t j, int64_t c) {
+    return ((b * h + i) * w + j) * d + c;
+  };
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t c = 0; c < d; ++c) {
+          int64_t arg = -1;
+          for (int64_t r = i * st - pad_h; r < i * st - pad_h + k; ++r)
+            for (int64_t q = j * st - pad_w; q < j * st - pad_w + k; ++q) {
+              if (r < 0 || q < 0 || r >= h || q >= w) continue;
+              if (arg < 0 || x.data<double>()[at(b, r, q, c)] > x.data<double>()[arg])
+                arg = at(b, r, q, c);
+            }
+          dx[arg] += g.data<double>()[((b * oh + i) * ow + j) * d + c];
+        }
+  return dx;
+}
+
+TEST_CASE("MaxPoolGrad matches the definition on tie-heavy inputs of many channels",
+          "[nn][nn-pool]") {
+  // Values from {-1, 0, 1, 2} make most windows tie; depths 11 and 16 cover the kernel's groups
+  // of 8 channels and their remainder.
+  for (int64_t depth : {11, 16}) {
+    Tensor x = test::RandomDouble({2, 9, 7, depth}, -1, 3, static_cast<int>(depth));
+    x.flat<double>() = x.flat<double>().floor();
+    for (bool same : {true, false}) {
+      const std::string padding = same ? "SAME" : "VALID";
+      INFO("depth " << depth << " " << padding);
+      Tensor y = Pool(true, x, {3, 3}, {2, 2}, padding);
+      Tensor g = test::RandomDouble(y.shape(), -1, 1, 5);
+      Tensor dx = RunOpOk(
+          [&](const Scope& s, Xs in) {
+            return std::vector<Output>{
+                ops::MaxPoolGrad(s, in[0], in[1], in[2], {3, 3}, {2, 2}, padding)};
+          },
+          {x, y, g})[0];
+      CHECK(Values<double>(dx) == ReferenceMaxPoolGrad(x, g, 3, 2, same));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fb
