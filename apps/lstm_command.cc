@@ -38,7 +38,8 @@ Status WriteMetricsJson(const std::string& path, const experiments::LstmLmConfig
                       {"unigram_perplexity", r.unigram_perplexity},
                       {"heldout_perplexity_before", r.heldout_perplexity_before},
                       {"heldout_perplexity", r.heldout_perplexity},
-                      {"ms_per_step_median", median}, {"train_s", r.train_seconds}};
+                      {"ms_per_step_median", median}, {"train_s", r.train_seconds},
+                      {"train_cpu_s", r.train_cpu_seconds}};
   const std::filesystem::path p(path);
   std::error_code ec;
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
