@@ -34,7 +34,14 @@ ThreadPool::ThreadPool(std::string name, int num_threads)
     : name_(std::move(name)), num_threads_(num_threads < 1 ? 1 : num_threads) {
   NamedThreadEnvironment env;
   env.name = name_;
-  pool_ = std::make_unique<Eigen::ThreadPoolTempl<NamedThreadEnvironment>>(num_threads_, true, env);
+  // No spinning: a worker that runs out of work sleeps at once instead of polling the other
+  // queues for a while (Eigen's default). On the 2-core machines these pools run on, a spinning
+  // worker takes the core that the step's next kernel needs; the character LSTM (issue 16) used
+  // 8-12% less CPU per step without it, and the empty while loop's latency per iteration did
+  // not change measurably (docs/benchmarks.md, "LSTM and while loops").
+  pool_ = std::make_unique<Eigen::ThreadPoolTempl<NamedThreadEnvironment>>(num_threads_,
+                                                                           /*allow_spinning=*/false,
+                                                                           env);
   device_ = std::make_unique<Eigen::ThreadPoolDevice>(pool_.get(), num_threads_);
 }
 

@@ -22,7 +22,11 @@ struct Entry {
 
 struct IterationState {
   explicit IterationState(const ExecutorImpl& impl);
+  // Back to the state of a new iteration, for reuse (ExecutorImpl::NewIteration): O(nodes +
+  // inputs delivered), not O(all input slots).
+  void Reset(const ExecutorImpl& impl);
   std::vector<Entry> inputs;    // ExecutorImpl::total_inputs() slots
+  std::vector<int> filled;      // the slots of `inputs` written (by ActivateNodes) since Reset
   std::vector<int> pending;     // per node id
   std::vector<int> dead_count;  // per node id
   int outstanding_ops = 0;      // nodes of this iteration made ready and not yet done
