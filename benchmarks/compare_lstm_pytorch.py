@@ -14,8 +14,11 @@ on a machine with other work, wait for each other's time slices (20-50x slower s
 while writing this script).
 
 Rounds alternate between the systems so that both see the same machine: each round times
---steps training steps of each (after --warmup steps), reporting the median ms/step and the
-process's (user + sys) CPU time over wall time while training. With --load N the script starts N
+--steps training steps of each (after --warmup steps), reporting the median ms/step, the mean
+(wall time / steps; flowbench's includes the warm-up steps) and the process's (user + sys) CPU
+time over wall time while training. On a loaded machine the mean is the fairer figure: a
+single-threaded step is preempted in whole time slices, so most steps run uninterrupted and a
+few take far longer, which the median does not see. With --load N the script starts N
 busy-loop processes (one core each) for the whole run and kills them at the end, to see how each
 system behaves when it must share the cores. `uptime` is recorded before and after.
 
@@ -131,8 +134,8 @@ def time_pytorch(model, text, args, steps):
         if step >= args.warmup:
             step_ms.append((time.perf_counter() - t) * 1e3)
     wall = time.perf_counter() - wall0
-    return {"ms_per_step": statistics.median(step_ms), "cpu_over_wall":
-            (time.process_time() - cpu0) / wall, "loss": float(loss)}
+    return {"ms_per_step": statistics.median(step_ms), "mean_ms_per_step": 1e3 * wall / steps,
+            "cpu_over_wall": (time.process_time() - cpu0) / wall, "loss": float(loss)}
 
 
 def time_flowbench(args, steps):
@@ -147,6 +150,7 @@ def time_flowbench(args, steps):
         with open(metrics) as f:
             m = json.load(f)
     return {"ms_per_step": m["ms_per_step_median"],
+            "mean_ms_per_step": 1e3 * m["train_s"] / (steps + args.warmup),
             "cpu_over_wall": m["train_cpu_s"] / m["train_s"], "loss": m["final_loss"]}
 
 
@@ -191,8 +195,9 @@ def main():
             for name in systems:
                 row[name] = (time_flowbench(args, args.steps) if name == "flowbench"
                              else time_pytorch(models[name], text, args, args.steps))
-                print(f"round {r} {name:9s} {row[name]['ms_per_step']:8.1f} ms/step "
-                      f"cpu/wall {row[name]['cpu_over_wall']:.2f}", flush=True)
+                print(f"round {r} {name:9s} {row[name]['ms_per_step']:8.1f} ms/step (mean "
+                      f"{row[name]['mean_ms_per_step']:.1f}) cpu/wall "
+                      f"{row[name]['cpu_over_wall']:.2f}", flush=True)
             result["rounds"].append(row)
     finally:
         for proc in load:
@@ -204,14 +209,20 @@ def main():
     summary = {}
     for name in systems:
         ms = statistics.median(row[name]["ms_per_step"] for row in result["rounds"])
+        mean = statistics.median(row[name]["mean_ms_per_step"] for row in result["rounds"])
         util = statistics.median(row[name]["cpu_over_wall"] for row in result["rounds"])
-        summary[name] = {"ms_per_step": ms, "cpu_over_wall": util}
-        line = f"{name:9s} median {ms:8.1f} ms/step  (user+sys)/wall {util:.2f}"
+        summary[name] = {"ms_per_step": ms, "mean_ms_per_step": mean, "cpu_over_wall": util}
+        line = (f"{name:9s} median {ms:8.1f} ms/step (mean {mean:.1f})  (user+sys)/wall "
+                f"{util:.2f}")
         if "flowbench" in systems and name != "flowbench":
             ratios = [row["flowbench"]["ms_per_step"] / row[name]["ms_per_step"]
                       for row in result["rounds"]]
+            mean_ratios = [row["flowbench"]["mean_ms_per_step"] / row[name]["mean_ms_per_step"]
+                           for row in result["rounds"]]
             summary[name]["flowbench_ratio"] = statistics.median(ratios)
-            line += f"  flowbench/{name} {statistics.median(ratios):.2f}x"
+            summary[name]["flowbench_mean_ratio"] = statistics.median(mean_ratios)
+            line += (f"  flowbench/{name} {statistics.median(ratios):.2f}x (means "
+                     f"{statistics.median(mean_ratios):.2f}x)")
         print(line)
     result["summary"] = summary
     if args.json:

@@ -27,7 +27,8 @@ std::unique_ptr<IterationState> ExecutorImpl::NewIteration() const {
 void ExecutorImpl::RecycleIteration(std::unique_ptr<IterationState> iteration) const {
   iteration->Reset(*this);  // outside the lock: frees the values left in the slots
   std::lock_guard<std::mutex> l(pool_mu_);
-  if (iteration_pool_.size() < kMaxPooledIterations) iteration_pool_.push_back(std::move(iteration));
+  if (iteration_pool_.size() < kMaxPooledIterations)
+    iteration_pool_.push_back(std::move(iteration));
 }
 
 Status ExecutorImpl::Initialize() {

@@ -17,7 +17,9 @@ thread_local InlineContext* tls_inline = nullptr;
 }  // namespace
 
 IterationState::IterationState(const ExecutorImpl& impl)
-    : inputs(impl.total_inputs()), pending(impl.initial_pending()), dead_count(impl.num_items(), 0) {}
+    : inputs(impl.total_inputs()),
+      pending(impl.initial_pending()),
+      dead_count(impl.num_items(), 0) {}
 
 void IterationState::Reset(const ExecutorImpl& impl) {
   for (int slot : filled) inputs[slot] = Entry();  // most were taken by the node that ran

@@ -15,7 +15,8 @@ namespace {
 
 Output Int(const Scope& s, int v) { return ops::Const(s, static_cast<int32_t>(v)); }
 
-TEST_CASE("A recycled iteration starts empty with the initial pending counts", "[executor][while]") {
+TEST_CASE("A recycled iteration starts empty with the initial pending counts",
+          "[executor][while]") {
   Scope root = Scope::NewRootScope();
   Output a = ops::Placeholder(root.WithOpName("a"), DataType::kInt32);
   ops::Add(root.WithOpName("sum"), a, Int(root, 1));
@@ -51,7 +52,8 @@ TEST_CASE("A recycled iteration starts empty with the initial pending counts", "
   CHECK(it->outstanding_frame_count == 0);
   // The pool keeps a bounded number.
   std::vector<std::unique_ptr<IterationState>> many;
-  for (size_t i = 0; i < ExecutorImpl::kMaxPooledIterations + 5; ++i) many.push_back(impl.NewIteration());
+  for (size_t i = 0; i < ExecutorImpl::kMaxPooledIterations + 5; ++i)
+    many.push_back(impl.NewIteration());
   for (auto& m : many) impl.RecycleIteration(std::move(m));
 }
 
@@ -67,7 +69,8 @@ Output OddEvenLoop(const Scope& root, Output n, int parallel_iterations) {
                                                               Int(s, 2))),
                               Int(s, 1));
         auto term = ops::Cond(
-            s, odd, [&](const Scope& b) { return std::vector<Output>{ops::Mul(b, v[0], Int(b, 3))}; },
+            s, odd,
+            [&](const Scope& b) { return std::vector<Output>{ops::Mul(b, v[0], Int(b, 3))}; },
             [&](const Scope& b) { return std::vector<Output>{ops::Div(b, v[0], Int(b, 2))}; });
         return std::vector<Output>{ops::Add(s, v[0], Int(s, 1)), ops::Add(s, v[1], term[0])};
       },

@@ -56,7 +56,8 @@ TEST_CASE("Add and Mul write over an input buffer that only the kernel holds",
   test::ExpectEqual(r.out, test::F({2, 4, 6, 8}, {4}));
 }
 
-TEST_CASE("AddN writes over its first input when only the kernel holds it", "[math][forward_input]") {
+TEST_CASE("AddN writes over its first input when only the kernel holds it",
+          "[math][forward_input]") {
   Scope root = Scope::NewRootScope();
   std::vector<Output> terms;
   for (int i = 0; i < 3; ++i) terms.push_back(ops::Placeholder(root, DataType::kFloat));
