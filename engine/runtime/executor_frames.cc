@@ -91,7 +91,7 @@ void ExecutorState::PropagateOutputs(const TaggedNode& tagged, const NodeItem& i
     {
       std::lock_guard<std::mutex> l(out->mu);
       if (item.is_constant_enter) {
-        out->inv_values.emplace_back(tagged.id, (*outputs)[0]);
+        out->inv_values.emplace_back(tagged.id, std::vector<Entry>{(*outputs)[0]});
         for (int64_t i = out->iteration_count - out->num_outstanding_iterations + 1;
              i <= out->iteration_count; ++i)
           ActivateNodes(item, is_dead, out, i, *outputs, *dead_outputs, ready);
@@ -192,10 +192,9 @@ void ExecutorState::IncrementIteration(FrameState* frame, TaggedNodeSeq* ready) 
 }
 
 void ExecutorState::ActivateLoopInvariants(FrameState* frame, int64_t iter, TaggedNodeSeq* ready) {
-  for (auto& [id, entry] : frame->inv_values) {
-    std::vector<Entry> outs{entry};
-    ActivateNodes(impl_.item(id), !entry.has_value, frame, iter, outs, {false}, ready);
-  }
+  static const std::vector<bool> kLive{false};
+  for (const auto& [id, outs] : frame->inv_values)
+    ActivateNodes(impl_.item(id), !outs[0].has_value, frame, iter, outs, kLive, ready);
 }
 
 bool ExecutorState::IsIterationDone(FrameState* frame, int64_t iter) {

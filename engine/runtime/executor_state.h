@@ -45,7 +45,9 @@ struct FrameState {
   int num_outstanding_iterations = 1;
   std::map<int64_t, std::unique_ptr<IterationState>> iterations;
   // Loop-invariant inputs (constant Enter) delivered to every new iteration.
-  std::vector<std::pair<int, Entry>> inv_values;  // (enter node id, value)
+  // (enter node id, its outputs: the one value), kept as the vector ActivateNodes takes so that
+  // each new iteration delivers it without copying.
+  std::vector<std::pair<int, std::vector<Entry>>> inv_values;
   std::vector<int> dead_exits;
   std::vector<std::pair<int, Entry>> next_iter_roots;  // NextIteration outputs waiting for a slot
   IterationState* GetIteration(int64_t iter) {
