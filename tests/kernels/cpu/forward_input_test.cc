@@ -3,6 +3,7 @@
 // those of a fresh output either way (issue 16).
 #include <catch2/catch.hpp>
 
+#include "engine/client/control_flow.h"
 #include "engine/client/math_ops.h"
 #include "engine/framework/device.h"
 #include "engine/framework/op_kernel.h"
@@ -111,6 +112,27 @@ TEST_CASE("Forwarding inside a graph keeps every consumer's value", "[math][forw
     return ops::Sub(s, ops::Add(s, t, ops::Const(s, 1.0f)), sum);
   });
   test::ExpectEqual(got, test::F({3, 7, 13}, {3}));
+}
+
+TEST_CASE("A loop invariant is never overwritten by the body's element-wise ops",
+          "[math][forward_input][while]") {
+  // inv (computed in the step, so only the loop holds it) + 1 is added up 50 times: were inv's
+  // buffer forwarded to the Add's output, inv would grow from one iteration to the next.
+  Tensor got = test::Eval([](const Scope& s) {
+    Output inv = ops::Mul(s, ops::Const(s, test::F({1, 2}, {2})), ops::Const(s, 2.0f));
+    auto out = ops::WhileLoop(
+        s, {ops::Const(s, int32_t{0}), ops::Const(s, test::F({0, 0}, {2}))},
+        [](const Scope& c, const std::vector<Output>& v) {
+          return ops::Less(c, v[0], ops::Const(c, int32_t{50}));
+        },
+        [&](const Scope& b, const std::vector<Output>& v) {
+          Output term = ops::Add(b, inv, ops::Const(b, test::F({1, 1}, {2})));
+          return std::vector<Output>{ops::Add(b, v[0], ops::Const(b, int32_t{1})),
+                                     ops::Add(b, v[1], term)};
+        });
+    return out[1];
+  });
+  test::ExpectEqual(got, test::F({150, 250}, {2}));
 }
 
 }  // namespace
