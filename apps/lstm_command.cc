@@ -1,7 +1,8 @@
 // `flowbench lstm`: trains the character-level LSTM language model (experiments/models/lstm_lm.h) on a
 // Debian text corpus and prints held-out perplexity next to the unigram baseline.
 //   flowbench lstm --steps 300 --batch-size 32 --seq-len 32 --hidden 128 --optimizer adam
-//     --lr 0.005 --threads 2 --seed 1 --trace out/lstm.h5 --metrics-json out/lstm-metrics.json
+//     --lr 0.005 --threads 2 --blas-threads 1 --seed 1 --trace out/lstm.h5
+//     --metrics-json out/lstm-metrics.json
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
 #include "experiments/models/lstm_lm.h"
+#include "kernels/cpu/matmul.h"
 
 namespace fb::apps {
 namespace {
@@ -20,10 +22,12 @@ namespace {
 struct LstmFlags {
   experiments::LstmLmConfig config;
   std::string metrics_json;
+  int blas_threads = 1;
 };
 
-Status WriteMetricsJson(const std::string& path, const experiments::LstmLmConfig& c,
+Status WriteMetricsJson(const std::string& path, const LstmFlags& f,
                         const experiments::LstmLmResult& r) {
+  const experiments::LstmLmConfig& c = f.config;
   std::vector<double> ms = r.step_ms;
   double median = 0;
   if (!ms.empty()) {
@@ -33,12 +37,14 @@ Status WriteMetricsJson(const std::string& path, const experiments::LstmLmConfig
   nlohmann::json j = {{"model", "lstm"}, {"corpus", c.corpus_dir}, {"steps", c.steps},
                       {"batch_size", c.batch}, {"seq_len", c.seq_len}, {"hidden", c.hidden},
                       {"optimizer", c.optimizer}, {"learning_rate", c.learning_rate},
-                      {"threads", c.threads}, {"seed", c.seed}, {"vocab", r.vocab},
+                      {"threads", c.threads}, {"blas_threads", f.blas_threads},
+                      {"seed", c.seed}, {"vocab", r.vocab},
                       {"first_loss", r.first_loss}, {"final_loss", r.last_loss},
                       {"unigram_perplexity", r.unigram_perplexity},
                       {"heldout_perplexity_before", r.heldout_perplexity_before},
                       {"heldout_perplexity", r.heldout_perplexity},
-                      {"ms_per_step_median", median}, {"train_s", r.train_seconds}};
+                      {"ms_per_step_median", median}, {"train_s", r.train_seconds},
+                      {"train_cpu_s", r.train_cpu_seconds}};
   const std::filesystem::path p(path);
   std::error_code ec;
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
@@ -60,6 +66,7 @@ Status Run(LstmFlags& f, const std::vector<std::string>& argv) {
     std::error_code ec;
     if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
   }
+  SetBlasThreads(f.blas_threads);
   ASSIGN_OR_RETURN(experiments::LstmLmResult r, experiments::TrainLstmLm(config, &std::cout));
   std::cout << fmt::format(
       "corpus {}: {} training chars, {} held-out chars, vocabulary {}\n"
@@ -70,7 +77,7 @@ Status Run(LstmFlags& f, const std::vector<std::string>& argv) {
       1000 * r.train_seconds / config.steps, r.unigram_perplexity, r.heldout_perplexity_before,
       r.heldout_perplexity);
   if (!config.trace_path.empty()) std::cout << "trace: " << config.trace_path << "\n";
-  if (!f.metrics_json.empty()) RETURN_IF_ERROR(WriteMetricsJson(f.metrics_json, config, r));
+  if (!f.metrics_json.empty()) RETURN_IF_ERROR(WriteMetricsJson(f.metrics_json, f, r));
   return Status::OK();
 }
 
@@ -95,6 +102,9 @@ FB_REGISTER_COMMAND("lstm", [](CLI::App* app) {
   cmd->add_option("--lr,--learning-rate", config->learning_rate, "Learning rate")
       ->check(FiniteRange(1e-12, kMaxLearningRate))->capture_default_str();
   cmd->add_option("--threads", config->threads, "Inter-op threads")
+      ->check(PositiveCount(kMaxThreads))->capture_default_str();
+  cmd->add_option("--blas-threads", f->blas_threads,
+                  "Threads OpenBLAS uses per call (1: parallelism from the executor only)")
       ->check(PositiveCount(kMaxThreads))->capture_default_str();
   cmd->add_option("--seed", config->seed, "Seed of initial weights and batches")
       ->check(IntRange(0, INT64_MAX))->capture_default_str();

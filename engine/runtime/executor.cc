@@ -4,8 +4,32 @@
 #include <condition_variable>
 
 #include "engine/runtime/executor_impl.h"
+#include "engine/runtime/executor_state.h"
 
 namespace fb {
+
+ExecutorImpl::ExecutorImpl(std::unique_ptr<const Graph> graph, Device* device)
+    : graph_(std::move(graph)), device_(device) {}
+ExecutorImpl::~ExecutorImpl() = default;
+
+std::unique_ptr<IterationState> ExecutorImpl::NewIteration() const {
+  {
+    std::lock_guard<std::mutex> l(pool_mu_);
+    if (!iteration_pool_.empty()) {
+      std::unique_ptr<IterationState> it = std::move(iteration_pool_.back());
+      iteration_pool_.pop_back();
+      return it;
+    }
+  }
+  return std::make_unique<IterationState>(*this);
+}
+
+void ExecutorImpl::RecycleIteration(std::unique_ptr<IterationState> iteration) const {
+  iteration->Reset(*this);  // outside the lock: frees the values left in the slots
+  std::lock_guard<std::mutex> l(pool_mu_);
+  if (iteration_pool_.size() < kMaxPooledIterations)
+    iteration_pool_.push_back(std::move(iteration));
+}
 
 Status ExecutorImpl::Initialize() {
   items_.resize(graph_->num_node_ids());
@@ -45,6 +69,9 @@ Status ExecutorImpl::Initialize() {
       item.out_edges.push_back({e->dst->id(), e->src_output, e->dst_input});
     if (n->in_edges().empty()) root_nodes_.push_back(n->id());
   }
+  initial_pending_.assign(items_.size(), 0);
+  for (size_t i = 0; i < items_.size(); ++i)
+    if (items_[i].node) initial_pending_[i] = items_[i].initial_pending;
   costs_ = std::make_unique<CostWindow[]>(items_.size());
   for (size_t i = 0; i < items_.size(); ++i)
     for (auto& sample : costs_[i].samples) sample.store(kNoSample, std::memory_order_relaxed);

@@ -56,7 +56,10 @@ void ExecutorState::ActivateNodes(const NodeItem& item, bool is_dead, FrameState
         dst_dead = it->dead_count[id] > 0;
       }
     }
-    if (dst_need_input) it->inputs[dst.input_start + e.input_slot] = outputs[e.output_slot];
+    if (dst_need_input) {
+      it->inputs[dst.input_start + e.input_slot] = outputs[e.output_slot];
+      it->filled.push_back(dst.input_start + e.input_slot);
+    }
     if (dst_ready) {
       if (dst.is_control_trigger) dst_dead = false;
       ready->push_back({id, frame, iter, dst_dead});
@@ -88,7 +91,7 @@ void ExecutorState::PropagateOutputs(const TaggedNode& tagged, const NodeItem& i
     {
       std::lock_guard<std::mutex> l(out->mu);
       if (item.is_constant_enter) {
-        out->inv_values.emplace_back(tagged.id, (*outputs)[0]);
+        out->inv_values.emplace_back(tagged.id, std::vector<Entry>{(*outputs)[0]});
         for (int64_t i = out->iteration_count - out->num_outstanding_iterations + 1;
              i <= out->iteration_count; ++i)
           ActivateNodes(item, is_dead, out, i, *outputs, *dead_outputs, ready);
@@ -164,7 +167,7 @@ FrameState* ExecutorState::FindOrCreateChildFrame(FrameState* frame, int64_t ite
   child->parent_iter = iter;
   child->max_parallel_iterations = std::max(1, enter.parallel_iterations);
   child->num_pending_inputs = impl_.FrameInputCount(enter.frame_name);
-  child->iterations[0] = std::make_unique<IterationState>(impl_);
+  child->iterations[0] = impl_.NewIteration();
   {
     std::lock_guard<std::mutex> pl(frame->mu);
     ++frame->GetIteration(iter)->outstanding_frame_count;
@@ -176,7 +179,7 @@ FrameState* ExecutorState::FindOrCreateChildFrame(FrameState* frame, int64_t ite
 
 void ExecutorState::IncrementIteration(FrameState* frame, TaggedNodeSeq* ready) {
   int64_t next = ++frame->iteration_count;
-  frame->iterations[next] = std::make_unique<IterationState>(impl_);
+  frame->iterations[next] = impl_.NewIteration();
   ++frame->num_outstanding_iterations;
   frame->dead_exits.clear();
   auto roots = std::move(frame->next_iter_roots);
@@ -189,10 +192,9 @@ void ExecutorState::IncrementIteration(FrameState* frame, TaggedNodeSeq* ready) 
 }
 
 void ExecutorState::ActivateLoopInvariants(FrameState* frame, int64_t iter, TaggedNodeSeq* ready) {
-  for (auto& [id, entry] : frame->inv_values) {
-    std::vector<Entry> outs{entry};
-    ActivateNodes(impl_.item(id), !entry.has_value, frame, iter, outs, {false}, ready);
-  }
+  static const std::vector<bool> kLive{false};
+  for (const auto& [id, outs] : frame->inv_values)
+    ActivateNodes(impl_.item(id), !outs[0].has_value, frame, iter, outs, kLive, ready);
 }
 
 bool ExecutorState::IsIterationDone(FrameState* frame, int64_t iter) {
@@ -211,7 +213,9 @@ void ExecutorState::CleanupFramesIterations(FrameState* frame, int64_t iter, Tag
   if (frame == &root_frame_) return;
   int64_t curr = iter;
   while (curr <= frame->iteration_count && IsIterationDone(frame, curr)) {
-    frame->iterations.erase(curr);
+    auto done = frame->iterations.find(curr);
+    impl_.RecycleIteration(std::move(done->second));
+    frame->iterations.erase(done);
     --frame->num_outstanding_iterations;
     ++curr;
     if (!frame->next_iter_roots.empty()) IncrementIteration(frame, ready);

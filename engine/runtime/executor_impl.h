@@ -5,6 +5,7 @@
 #include <climits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -41,10 +42,12 @@ struct NodeItem {
   int initial_pending = 0;
 };
 
+struct IterationState;
+
 class ExecutorImpl {
  public:
-  ExecutorImpl(std::unique_ptr<const Graph> graph, Device* device)
-      : graph_(std::move(graph)), device_(device) {}
+  ExecutorImpl(std::unique_ptr<const Graph> graph, Device* device);
+  ~ExecutorImpl();
   Status Initialize();
 
   const Graph& graph() const { return *graph_; }
@@ -59,6 +62,16 @@ class ExecutorImpl {
     return it == frame_input_count_.end() ? 0 : it->second;
   }
   void RunAsync(const Executor::Args& args, Executor::DoneCallback done) const;
+  // Per-node pending counts at the start of an iteration (NodeItem::initial_pending by id).
+  const std::vector<int>& initial_pending() const { return initial_pending_; }
+
+  // The (frame, iteration) slots of a new iteration: a recycled one when there is one. An
+  // IterationState holds a slot for every input of the graph, so that allocating and freeing
+  // one per loop iteration cost more than the iteration's small kernels (issue 16). The pool,
+  // shared by all steps, keeps at most kMaxPooledIterations. Thread-safe.
+  std::unique_ptr<IterationState> NewIteration() const;
+  void RecycleIteration(std::unique_ptr<IterationState> iteration) const;
+  static constexpr size_t kMaxPooledIterations = 64;
 
   // Inline scheduling: a node runs inline on the thread that made it ready unless it is
   // expensive: declared expensive (OpKernel::IsExpensive) and, once measured, with an estimated
@@ -83,6 +96,9 @@ class ExecutorImpl {
   std::vector<int> root_nodes_;  // nodes with no inputs at all
   int total_inputs_ = 0;
   std::map<std::string, int> frame_input_count_;
+  std::vector<int> initial_pending_;
+  mutable std::mutex pool_mu_;
+  mutable std::vector<std::unique_ptr<IterationState>> iteration_pool_;
   // Per node id (steps share it): the last kCostWindow run times in ns (kNoSample where none
   // yet) and their minimum, kUnmeasured until the first run.
   static constexpr int64_t kUnmeasured = INT64_MAX;

@@ -1,5 +1,7 @@
 #include "engine/runtime/executor_state.h"
 
+#include <algorithm>
+
 namespace fb {
 
 namespace {
@@ -15,9 +17,17 @@ thread_local InlineContext* tls_inline = nullptr;
 }  // namespace
 
 IterationState::IterationState(const ExecutorImpl& impl)
-    : inputs(impl.total_inputs()), pending(impl.num_items()), dead_count(impl.num_items(), 0) {
-  for (int i = 0; i < impl.num_items(); ++i)
-    if (impl.item(i).node) pending[i] = impl.item(i).initial_pending;
+    : inputs(impl.total_inputs()),
+      pending(impl.initial_pending()),
+      dead_count(impl.num_items(), 0) {}
+
+void IterationState::Reset(const ExecutorImpl& impl) {
+  for (int slot : filled) inputs[slot] = Entry();  // most were taken by the node that ran
+  filled.clear();
+  pending = impl.initial_pending();
+  std::fill(dead_count.begin(), dead_count.end(), 0);
+  outstanding_ops = 0;
+  outstanding_frame_count = 0;
 }
 
 ExecutorState::ExecutorState(const ExecutorImpl& impl, const Executor::Args& args,
@@ -28,10 +38,12 @@ ExecutorState::ExecutorState(const ExecutorImpl& impl, const Executor::Args& arg
     args_.runner = [pool](std::function<void()> fn) { pool->Schedule(std::move(fn)); };
   }
   root_frame_.frame_name = "_root";
-  root_frame_.iterations[0] = std::make_unique<IterationState>(impl_);
+  root_frame_.iterations[0] = impl_.NewIteration();
 }
 
-ExecutorState::~ExecutorState() = default;
+ExecutorState::~ExecutorState() {
+  for (auto& [iter, state] : root_frame_.iterations) impl_.RecycleIteration(std::move(state));
+}
 
 void ExecutorState::Start() {
   const std::vector<int>& roots = impl_.root_nodes();

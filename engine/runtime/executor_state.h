@@ -22,7 +22,11 @@ struct Entry {
 
 struct IterationState {
   explicit IterationState(const ExecutorImpl& impl);
+  // Back to the state of a new iteration, for reuse (ExecutorImpl::NewIteration): O(nodes +
+  // inputs delivered), not O(all input slots).
+  void Reset(const ExecutorImpl& impl);
   std::vector<Entry> inputs;    // ExecutorImpl::total_inputs() slots
+  std::vector<int> filled;      // the slots of `inputs` written (by ActivateNodes) since Reset
   std::vector<int> pending;     // per node id
   std::vector<int> dead_count;  // per node id
   int outstanding_ops = 0;      // nodes of this iteration made ready and not yet done
@@ -41,7 +45,9 @@ struct FrameState {
   int num_outstanding_iterations = 1;
   std::map<int64_t, std::unique_ptr<IterationState>> iterations;
   // Loop-invariant inputs (constant Enter) delivered to every new iteration.
-  std::vector<std::pair<int, Entry>> inv_values;  // (enter node id, value)
+  // (enter node id, its outputs: the one value), kept as the vector ActivateNodes takes so that
+  // each new iteration delivers it without copying.
+  std::vector<std::pair<int, std::vector<Entry>>> inv_values;
   std::vector<int> dead_exits;
   std::vector<std::pair<int, Entry>> next_iter_roots;  // NextIteration outputs waiting for a slot
   IterationState* GetIteration(int64_t iter) {

@@ -5,6 +5,8 @@
 #include <ostream>
 #include <random>
 
+#include <sys/resource.h>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/client/array_ops.h"
@@ -94,6 +96,14 @@ LstmLmGraph BuildLstmLm(const Scope& root, int vocab, const LstmLmConfig& config
 }
 
 namespace {
+
+// User + system CPU seconds of this process so far (all threads).
+double ProcessCpuSeconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(u.ru_utime) + seconds(u.ru_stime);
+}
 
 // B windows of T + 1 tokens starting at `starts`, as time-major inputs and targets [T, B].
 std::pair<Tensor, Tensor> Batch(const std::vector<int32_t>& text, const std::vector<size_t>& starts,
@@ -223,6 +233,7 @@ StatusOr<LstmLmResult> TrainLstmLm(const LstmLmConfig& c, const datasets::TextCo
   std::mt19937_64 rng(c.seed);
   std::uniform_int_distribution<size_t> start(0, corpus.train.size() - c.seq_len - 2);
   auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = ProcessCpuSeconds();
   for (int step = 0; step < c.steps; ++step) {
     std::vector<size_t> starts;
     for (int b = 0; b < c.batch; ++b) starts.push_back(start(rng));
@@ -243,6 +254,7 @@ StatusOr<LstmLmResult> TrainLstmLm(const LstmLmConfig& c, const datasets::TextCo
   }
   r.train_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.train_cpu_seconds = ProcessCpuSeconds() - cpu0;
   ASSIGN_OR_RETURN(r.heldout_perplexity, HeldoutPerplexity(session.get(), m, corpus.heldout, c));
   RETURN_IF_ERROR(trace.Close(c.steps, r.heldout_perplexity));
   return r;

@@ -56,6 +56,7 @@ struct LstmLmResult {
   double heldout_perplexity_before = 0, heldout_perplexity = 0;
   double first_loss = 0, last_loss = 0;  // training loss (nats/char) of the first/last step
   double train_seconds = 0;
+  double train_cpu_seconds = 0;  // user + system CPU time of the process while training
   std::vector<double> step_ms;  // wall time of each training step's Session::Run
 };
 

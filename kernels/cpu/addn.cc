@@ -3,6 +3,7 @@
 #include "engine/framework/op_kernel.h"
 #include "engine/framework/thread_pool.h"
 #include "kernels/cpu/cwise_binary.h"
+#include "kernels/cpu/forward_input.h"
 #include "kernels/cpu/register_cpu.h"
 
 namespace fb {
@@ -24,8 +25,11 @@ class AddNOp : public OpKernel {
                                   first.shape().DebugString(), ", input ", i, " is ",
                                   ctx->input(i).shape().DebugString()));
     if (n == 1) return ctx->forward_input(0, 0);
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, first.shape(), &out));
+    // The sum may overwrite input 0 when nothing else holds it (each element is read first).
+    auto forwarded = ForwardInputOrAllocateOutput(ctx, 0, 0, ctx->expected_output_dtype(0),
+                                                  first.shape());
+    OP_REQUIRES_OK(ctx, forwarded.status());
+    Tensor* out = *forwarded;
     T* o = out->data<T>();
     ctx->intra_op_pool()->ParallelFor(out->NumElements(), n, [&](int64_t begin, int64_t end) {
       const int64_t len = end - begin;

@@ -10,6 +10,7 @@
 #include "engine/framework/op_kernel.h"
 #include "engine/framework/thread_pool.h"
 #include "kernels/cpu/bcast.h"
+#include "kernels/cpu/forward_input.h"
 
 namespace fb {
 namespace cwise {
@@ -128,8 +129,9 @@ class BinaryOp : public OpKernel {
     if (x.shape() == y.shape() || x.dims() == 0 || y.dims() == 0) return ComputeSimple(ctx, x, y);
     auto b = BCast::Make(x.shape(), y.shape());
     OP_REQUIRES_OK(ctx, b.status());
-    Tensor* z;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, b->output_shape(), &z));
+    auto out = AllocateOutput(ctx, b->output_shape());
+    OP_REQUIRES_OK(ctx, out.status());
+    Tensor* z = *out;
     const T* xp = x.data<T>();
     const T* yp = y.data<T>();
     Tout* zp = z->data<Tout>();
@@ -144,8 +146,9 @@ class BinaryOp : public OpKernel {
   // loops and control flow cost 2x more through the general path).
   void ComputeSimple(OpKernelContext* ctx, const Tensor& x, const Tensor& y) {
     const bool x_vec = x.dims() != 0 || y.dims() == 0, y_vec = y.dims() != 0 || x.dims() == 0;
-    Tensor* z;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x_vec ? x.shape() : y.shape(), &z));
+    auto out = AllocateOutput(ctx, x_vec ? x.shape() : y.shape());
+    OP_REQUIRES_OK(ctx, out.status());
+    Tensor* z = *out;
     const T* xp = x.data<T>();
     const T* yp = y.data<T>();
     Tout* zp = z->data<Tout>();
@@ -155,6 +158,21 @@ class BinaryOp : public OpKernel {
       Segment(xp + (x_vec ? begin : 0), x_vec, yp + (y_vec ? begin : 0), y_vec, zp + begin,
               end - begin, Functor());
     });
+  }
+  // The output: the buffer of an input of the output's shape and dtype that nothing else holds
+  // (x, else y; every path writes z[i] after reading x[i] and y[i]), or a new tensor.
+  static StatusOr<Tensor*> AllocateOutput(OpKernelContext* ctx, const TensorShape& shape) {
+    if constexpr (std::is_same_v<T, Tout>) {
+      const DataType dt = ctx->expected_output_dtype(0);
+      for (int in : {0, 1}) {
+        const Tensor& t = ctx->input(in);
+        if (t.shape() == shape && t.BufferRefCount() == 1)
+          return ForwardInputOrAllocateOutput(ctx, in, 0, dt, shape);
+      }
+    }
+    Tensor* z = nullptr;
+    RETURN_IF_ERROR(ctx->allocate_output(0, shape, &z));
+    return z;
   }
   // Below this much work ThreadPool::ParallelFor runs serially anyway.
   static constexpr int64_t kSerialCostNs = 20000;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 
 #include "engine/framework/op_kernel.h"
 #include "kernels/cpu/register_cpu.h"
@@ -81,6 +82,18 @@ void Gemm(const GemmDims& d, bool transpose_a, bool transpose_b, const T* a, con
 }
 
 void SetBlasThreads(int threads) { openblas_set_num_threads(std::max(1, threads)); }
+
+namespace {
+// The process-wide default of SetBlasThreads, applied when this library loads (after OpenBLAS
+// initialised itself): one thread, unless OPENBLAS_NUM_THREADS says otherwise. OpenBLAS's own
+// default (one thread per core) spins its workers between calls, and on a machine with other
+// work its callers wait for descheduled workers: the character LSTM (issue 16) ran 5-10x
+// slower per step, using 10x the CPU time, with both cores busy.
+const bool kBlasThreadsDefaulted = [] {
+  if (std::getenv("OPENBLAS_NUM_THREADS") == nullptr) SetBlasThreads(1);
+  return true;
+}();
+}  // namespace
 
 template void Gemm<float>(const GemmDims&, bool, bool, const float*, const float*, float*);
 template void Gemm<double>(const GemmDims&, bool, bool, const double*, const double*, double*);

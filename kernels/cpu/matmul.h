@@ -39,7 +39,8 @@ void Gemm(const GemmDims& d, bool transpose_a, bool transpose_b, const T* a, con
 // Sets how many threads OpenBLAS itself uses per call (openblas_set_num_threads; process-wide).
 // With 1, GEMMs run on the calling thread and parallelism comes from the executor's pools: on a
 // loaded machine OpenBLAS's spinning worker threads otherwise stall every call (issue 3 measured
-// LeNet steps 20x slower). `flowbench train --blas-threads` sets it.
+// LeNet steps 20x slower). `flowbench train --blas-threads` sets it. The default, set when the
+// program starts, is 1 unless the environment variable OPENBLAS_NUM_THREADS is set.
 void SetBlasThreads(int threads);
 
 }  // namespace fb

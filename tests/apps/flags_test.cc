@@ -95,6 +95,7 @@ TEST_CASE("flowbench refuses zero, negative and huge counts naming the flag", "[
   ExpectRejected(cli, "lstm --hidden 0", "--hidden", "'0'");
   ExpectRejected(cli, "lstm --seq-len 0", "--seq-len", "'0'");
   ExpectRejected(cli, "lstm --steps 0", "--steps", "'0'");
+  ExpectRejected(cli, "lstm --blas-threads 0", "--blas-threads", "'0'");
   ExpectRejected(cli, "train --threads 100000", "--threads", "'100000'");
   ExpectRejected(cli, "train --blas-threads 0", "--blas-threads", "'0'");
   ExpectRejected(cli, "train --epochs 0", "--epochs", "'0'");
@@ -160,6 +161,8 @@ TEST_CASE("flowbench lstm writes --metrics-json and --trace and accepts --batch"
   CHECK(j["steps"] == 3);
   CHECK(j["optimizer"] == "sgd");
   CHECK(j["heldout_perplexity"].get<double>() > 1);
+  CHECK(j["blas_threads"] == 1);
+  CHECK(j["train_cpu_s"].get<double>() > 0);  // training CPU time, for (user + sys) / wall
   auto trace = TraceReader::Open(cli.dir + "/lstm.h5");
   INFO(trace.status().ToString());
   REQUIRE(trace.ok());
