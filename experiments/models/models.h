@@ -11,11 +11,14 @@
 //   session->Run({}, {m.loss}, {m.train_op}, &out);                // one training step
 //   session->Run({{m.images, x}, {m.labels, y}}, {m.num_correct}, {}, &out);  // evaluation
 //
-// Models ("mlp", "lenet"; see ModelNames):
+// Models ("mlp", "lenet", "lstm_lm_word"...; see ModelNames):
 //   mlp    Reshape to [batch, rows*cols*channels], Dense+ReLU for each of hidden_units (default
 //          784-256-10), Dense logits.
 //   lenet  LeNet-5 (LeCun et al. 1998) as in issue 3: conv 5x5x6 SAME + ReLU, maxpool 2,
 //          conv 5x5x16 VALID + ReLU, maxpool 2, fc 120 + ReLU, fc 84 + ReLU, fc num_classes.
+//   lstm_lm_word  the word LSTM language model LSTM-512-512 of OSDI 6.4 (options.word_lm;
+//          experiments/models/lstm_lm_word.h): not an image classifier, it builds its own
+//          inputs (token ids) and loss through a ModelBodyFn.
 // Weights: He uniform before ReLUs, Glorot uniform for the logits, zero biases
 // (experiments/models/layers.h). Everything is float; images NHWC float [batch, rows, cols, channels],
 // labels int32 [batch].
@@ -43,6 +46,21 @@ namespace fb::experiments {
 // to `gradient_feeds` instead (e.g. gradients averaged over workers by an all-reduce).
 enum class TrainMode { kTrain, kApplyFedGradients };
 
+// Word-level language models (lstm_lm_word, experiments/models/lstm_lm_word.h). Defaults: the
+// LSTM-512-512 of OSDI 6.4 (Fig 9) on a 40,000-word vocabulary; num_steps 20 and num_sampled as
+// the reference code (rafaljozefowicz/lm) and OSDI. batch_size, optimizer, learning_rate and
+// seed of ModelOptions apply; image_shape, num_classes, hidden_units and dataset do not.
+struct WordLmOptions {
+  int64_t vocab_size = 40000;     // V: token ids in [0, V); embedding rows and softmax classes
+  int64_t num_steps = 20;         // T: tokens per example (unroll length); loss over all T
+  int64_t embedding_size = 512;   // E: word embedding width (the LSTM input)
+  int64_t lstm_cells = 512;       // C: LSTM state size
+  int64_t projection_size = 512;  // P: LSTMP output r = (o * tanh(c)) W_proj; 0: none (P = C)
+  std::string softmax = "full";   // "full" (V logits) or "sampled" (SampledSoftmaxLoss)
+  int64_t num_sampled = 512;      // sampled softmax: candidates per step, in [1, V]
+  bool unroll = false;            // true: T copies of the cell; false: one WhileLoop (4.4)
+};
+
 struct ModelOptions {
   std::vector<int64_t> hidden_units = {256};     // MLP hidden layers
   std::vector<int64_t> image_shape = {28, 28, 1};  // [rows, cols, channels]
@@ -59,6 +77,7 @@ struct ModelOptions {
   int64_t num_shards = 1;   // data parallelism: workers sharing each global batch
   int64_t shard_index = 0;  // this worker's slice
   TrainMode mode = TrainMode::kTrain;
+  WordLmOptions word_lm;  // lstm_lm_word only
 };
 
 struct ModelVariable {
@@ -78,6 +97,10 @@ struct Model {
   std::vector<ModelVariable> variables;     // trainable, in creation order
   std::vector<std::string> gradients;       // d loss / d variables[i] (tensor names)
   std::vector<std::string> gradient_feeds;  // kApplyFedGradients: Placeholders train applies
+  // What one step consumes, for throughput: examples_per_step `example_unit`s per step
+  // ("images": batch_size; "words": batch_size * num_steps for lstm_lm_word).
+  int64_t examples_per_step = 0;
+  std::string example_unit = "images";
 };
 
 // Builds model `name`. Errors: NotFound naming the model and listing the known ones;
@@ -94,7 +117,17 @@ class VariableStore;
 // the trainable variables in `vars`.
 using ForwardFn = std::function<Output(const Scope& scope, Output images, const ModelOptions& o,
                                        VariableStore* vars)>;
-// The forward builder of model `name`; NotFound naming it and listing the known models.
+// A model that is not an image classifier (lstm_lm_word): creates its input Placeholders
+// (named input/images and input/labels), its trainable Variables in `vars` and its metrics; sets
+// m->images, labels, logits, accuracy, num_correct, examples_per_step and example_unit; returns
+// the scalar loss. BuildModel adds input/step, gradients, train and init as for classifiers.
+using ModelBodyFn = std::function<StatusOr<Output>(const Scope& root, const ModelOptions& o,
+                                                   VariableStore* vars, Model* m)>;
+// For ModelBodyFns: the nodes "accuracy" and "num_correct" (fraction and count of rows whose
+// argmax of logits [n, classes] equals labels int32 [n]), named in m->accuracy, m->num_correct.
+void AddAccuracyMetrics(const Scope& s, Output logits, Output labels, Model* m);
+// The forward builder of model `name`; NotFound naming it and listing the known models;
+// InvalidArgument for a model registered with a ModelBodyFn (it has no image forward pass).
 StatusOr<ForwardFn> LookupForward(const std::string& name);
 // What a model expects when the caller does not say: its input image shape [rows, cols, channels]
 // and number of classes (e.g. alexnet {227, 227, 3} and 1000; lenet {28, 28, 1} and 10).
@@ -110,9 +143,11 @@ StatusOr<ModelOptions> WithModelDefaults(const std::string& name, ModelOptions o
 
 struct ModelRegistrar {
   ModelRegistrar(const std::string& name, ForwardFn forward, ModelDefaults defaults = {});
+  ModelRegistrar(const std::string& name, ModelBodyFn body, ModelDefaults defaults = {});
 };
 // FB_REGISTER_MODEL("lenet", LeNetForward) or, with defaults,
-// FB_REGISTER_MODEL("alexnet", AlexNetForward, ModelDefaults{{227, 227, 3}, 1000}).
+// FB_REGISTER_MODEL("alexnet", AlexNetForward, ModelDefaults{{227, 227, 3}, 1000}), or a whole
+// model: FB_REGISTER_MODEL("lstm_lm_word", WordLmBody).
 #define FB_REGISTER_MODEL(name, ...) \
   static ::fb::experiments::ModelRegistrar FB_CONCAT(fb_model_, __COUNTER__)(name, __VA_ARGS__)
 
