@@ -13,10 +13,10 @@
 namespace fb::ops {
 
 struct CandidateSamplerAttrs {
-  int64_t num_true = 1;     // columns of true_classes
-  int64_t num_sampled = 1;  // candidates drawn per Run, for the whole batch
-  bool unique = true;       // distinct candidates (needs num_sampled <= range_max)
-  int64_t range_max = 1;    // classes are [0, range_max)
+  int64_t num_true = 1;         // columns of true_classes
+  int64_t num_sampled = 1;      // candidates drawn per Run, for the whole batch
+  bool unique = true;           // distinct candidates (needs num_sampled <= range_max)
+  int64_t range_max = 1;        // classes are [0, range_max)
   int64_t seed = 0, seed2 = 0;  // Philox key; both 0: random seeds
 };
 
@@ -37,7 +37,7 @@ SampledCandidates LogUniformCandidateSampler(const Scope& s, Output true_classes
 struct AccidentalHits {
   Output indices, ids, weights;
 };
-AccidentalHits ComputeAccidentalHits(const Scope& s, Output true_classes,
-                                     Output sampled_candidates, int64_t num_true);
+AccidentalHits ComputeAccidentalHits(const Scope& s, Output true_classes, Output sampled_candidates,
+                                     int64_t num_true);
 
 }  // namespace fb::ops

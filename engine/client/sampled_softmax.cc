@@ -35,8 +35,9 @@ SampledCandidates Candidates(const Scope& s, Output labels, const SampledSoftmax
 Output AccidentalHitMask(const Scope& s, Output labels, Output sampled, Output sampled_logits,
                          const SampledSoftmaxOptions& o) {
   AccidentalHits hits = ComputeAccidentalHits(s, labels, sampled, o.num_true);
-  Output flat = Add(s, Mul(s, Cast(s, hits.indices, DataType::kInt64),
-                           Const(s, int64_t{o.num_sampled})), hits.ids);
+  Output flat =
+      Add(s, Mul(s, Cast(s, hits.indices, DataType::kInt64), Const(s, int64_t{o.num_sampled})),
+          hits.ids);
   Output scattered = UnsortedSegmentSum(s, hits.weights, flat, Size(s, sampled_logits));
   Output mask = Maximum(s, scattered, Const(s, -FLT_MAX));
   return Reshape(s, CastTo(s, mask, sampled_logits.type()), Shape(s, sampled_logits));
@@ -71,7 +72,8 @@ SampledLogits ComputeSampledLogits(const Scope& root, Output weights, Output bia
       Add(s, Sum(s, Mul(s, ExpandDims(s, inputs, 1), true_w3), std::vector<int>{2}), true_b);
   Output sampled_logits = Add(s, MatMul(s, inputs, sampled_w, false, true), sampled_b);
   if (o.remove_accidental_hits)
-    sampled_logits = Add(s, sampled_logits, AccidentalHitMask(s, labels, sampled, sampled_logits, o));
+    sampled_logits =
+        Add(s, sampled_logits, AccidentalHitMask(s, labels, sampled, sampled_logits, o));
   if (o.subtract_log_q) {
     true_logits = Sub(s, true_logits, Log(s, CastTo(s, c.true_expected_count, dtype)));
     sampled_logits = Sub(s, sampled_logits, Log(s, CastTo(s, c.sampled_expected_count, dtype)));

@@ -21,15 +21,15 @@ Status CandidateSamplerShape(InferenceContext* c) {
   RETURN_IF_ERROR(c->GetAttr("range_max", &range_max));
   RETURN_IF_ERROR(c->GetAttr("unique", &unique));
   if (unique && num_sampled > range_max)
-    return c->Error("unique sampling needs num_sampled <= range_max, got num_sampled ",
-                    num_sampled, " > range_max ", range_max);
+    return c->Error("unique sampling needs num_sampled <= range_max, got num_sampled ", num_sampled,
+                    " > range_max ", range_max);
   std::vector<int64_t> true_classes = DimsOrUnknown(c->input(0), 2);
   if (true_classes.size() != 2)
     return c->Error("true_classes must be 2-D [batch, num_true], got shape ",
                     DimsString(true_classes));
   int64_t columns = 0;
-  RETURN_IF_ERROR(c->MergeDim(true_classes[1], num_true, &columns,
-                              "true_classes must have num_true columns"));
+  RETURN_IF_ERROR(
+      c->MergeDim(true_classes[1], num_true, &columns, "true_classes must have num_true columns"));
   c->set_output(0, TensorShape{num_sampled});
   c->set_output(1, TensorShape{true_classes[0], num_true});
   c->set_output(2, TensorShape{num_sampled});
@@ -101,10 +101,11 @@ REGISTER_OP("ComputeAccidentalHits")
       for (int i = 0; i < 3; ++i) c->set_output(i, TensorShape{-1});
       return Status::OK();
     })
-    .Doc("The sampled candidates that equal a true class of their row: for every row i of "
-         "true_classes [batch, num_true] and every true class of it found in sampled_candidates "
-         "[num_sampled] (at position j; the last one if it occurs twice), one hit: indices[h] = i "
-         "(int32), ids[h] = j (int64), weights[h] = -FLT_MAX (float). Sampled softmax adds the "
-         "weights to the logits of the hits so that a true class does not count as a negative.");
+    .Doc(
+        "The sampled candidates that equal a true class of their row: for every row i of "
+        "true_classes [batch, num_true] and every true class of it found in sampled_candidates "
+        "[num_sampled] (at position j; the last one if it occurs twice), one hit: indices[h] = i "
+        "(int32), ids[h] = j (int64), weights[h] = -FLT_MAX (float). Sampled softmax adds the "
+        "weights to the logits of the hits so that a true class does not count as a negative.");
 
 }  // namespace fb

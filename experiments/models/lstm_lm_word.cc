@@ -24,9 +24,10 @@ Status CheckSize(const char* field, int64_t value, int64_t lo, int64_t hi) {
 Status CheckOptions(const ModelOptions& o) {
   const WordLmOptions& w = o.word_lm;
   if (!o.dataset.empty()) {
-    return InvalidArgument("lstm_lm_word: token ids are fed to the Placeholders input/images "
-                           "and input/labels; ModelOptions.dataset ('", o.dataset,
-                           "') must be empty");
+    return InvalidArgument(
+        "lstm_lm_word is fed token ids through the Placeholders "
+        "input/images and input/labels and cannot read the image dataset '",
+        o.dataset, "' (ModelOptions.dataset must be empty)");
   }
   RETURN_IF_ERROR(CheckSize("batch_size", o.batch_size, 1, kMaxSize));
   RETURN_IF_ERROR(CheckSize("word_lm.vocab_size", w.vocab_size, 2, kMaxSize));
@@ -35,8 +36,12 @@ Status CheckOptions(const ModelOptions& o) {
   RETURN_IF_ERROR(CheckSize("word_lm.lstm_cells", w.lstm_cells, 1, 1 << 16));
   RETURN_IF_ERROR(CheckSize("word_lm.projection_size", w.projection_size, 0, 1 << 16));
   if (w.softmax == "sampled") {
-    const std::string field = "word_lm.num_sampled (<= vocab_size " + std::to_string(w.vocab_size) + ")";
-    RETURN_IF_ERROR(CheckSize(field.c_str(), w.num_sampled, 1, w.vocab_size));
+    if (w.num_sampled < 1 || w.num_sampled > w.vocab_size) {
+      return InvalidArgument(
+          "lstm_lm_word: word_lm.num_sampled must be in [1, "
+          "word_lm.vocab_size = ",
+          w.vocab_size, "], got ", w.num_sampled);
+    }
   } else if (w.softmax != "full") {
     return InvalidArgument("lstm_lm_word: word_lm.softmax must be 'full' or 'sampled', got '",
                            w.softmax, "'");
@@ -45,10 +50,10 @@ Status CheckOptions(const ModelOptions& o) {
 }
 
 struct WordLmWeights {
-  Output embedding;     // [V, E]
+  Output embedding;  // [V, E]
   LstmCellWeights lstm;
-  Output softmax_w;     // [V, P]
-  Output softmax_b;     // [V]
+  Output softmax_w;  // [V, P]
+  Output softmax_b;  // [V]
 };
 
 // Every Variable, in a fixed order (so both recurrence variants get the same initial values).
@@ -73,7 +78,8 @@ Output Zeros(const Scope& s, const std::vector<int64_t>& shape) {
 }
 
 // The T steps as copies of the cell: x [T, B, E] -> outputs [T, B, P].
-Output UnrolledLstm(const Scope& s, const LstmCellWeights& p, Output x, int64_t T, LstmState state) {
+Output UnrolledLstm(const Scope& s, const LstmCellWeights& p, Output x, int64_t T,
+                    LstmState state) {
   std::vector<Output> xs = ops::Unpack(s, x, static_cast<int>(T), 0);
   if (static_cast<int64_t>(xs.size()) != T) return Output();  // the error is in the Scope
   std::vector<Output> outputs;
@@ -137,7 +143,8 @@ StatusOr<Output> BuildWordLm(const Scope& root, const ModelOptions& o, VariableS
   Output next_ids = ops::Placeholder(in.WithOpName("labels"), DataType::kInt32, TensorShape{B, T});
   WordLmWeights p = CreateWeights(root, w, vars);
   Scope ls = root.NewSubScope("lstm");
-  Output x = ops::Gather(root.NewSubScope("embedding"), p.embedding, ops::Transpose(ls, ids, {1, 0}));
+  Output x =
+      ops::Gather(root.NewSubScope("embedding"), p.embedding, ops::Transpose(ls, ids, {1, 0}));
   LstmState initial{Zeros(ls, {B, C}), Zeros(ls, {B, P})};
   Output time_major = w.unroll ? UnrolledLstm(ls, p.lstm, x, T, initial)
                                : LoopedLstm(ls, p.lstm, x, T, initial, B, P);

@@ -35,8 +35,8 @@ namespace fb::experiments {
 
 // The model body (a ModelBodyFn): validates options.word_lm and options.batch_size, builds the
 // graph above in `root` and returns the loss. Errors: InvalidArgument naming the field
-// ("word_lm.num_sampled must be in [1, vocab_size = 50], got 64"), when options.dataset is set
-// (token ids are fed), or for an unknown softmax; graph-building errors naming the node.
+// ("word_lm.num_sampled must be in [1, word_lm.vocab_size = 50], got 64"), when options.dataset is
+// set (token ids are fed), or for an unknown softmax; graph-building errors naming the node.
 StatusOr<Output> BuildWordLm(const Scope& root, const ModelOptions& options, VariableStore* vars,
                              Model* m);
 

@@ -64,9 +64,7 @@ struct LogUniformSampler {
     const int64_t value = static_cast<int64_t>(std::exp(rnd->RandDouble() * log_range)) - 1;
     return value % range;
   }
-  double Probability(int64_t k) const {
-    return std::log((k + 2.0) / (k + 1.0)) / log_range;
-  }
+  double Probability(int64_t k) const { return std::log((k + 2.0) / (k + 1.0)) / log_range; }
   int64_t range;
   double log_range;
 };
@@ -92,8 +90,10 @@ class CandidateSamplerOp : public OpKernel {
     c->SetStatus(c->GetAttr("seed2", &seed2));
     if (range_max >= 1) sampler_ = Sampler(range_max);
     if (unique_ && num_sampled_ > range_max)
-      c->SetStatus(InvalidArgument("unique sampling needs num_sampled <= range_max, got "
-                                   "num_sampled ", num_sampled_, " > range_max ", range_max));
+      c->SetStatus(
+          InvalidArgument("unique sampling needs num_sampled <= range_max, got "
+                          "num_sampled ",
+                          num_sampled_, " > range_max ", range_max));
     generator_.Init(seed, seed2);
   }
 

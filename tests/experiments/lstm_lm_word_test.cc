@@ -3,13 +3,13 @@
 // only); at small sizes the loss falls while training on a fixed batch with the full and the
 // sampled softmax; the WhileLoop and unrolled recurrences give the same loss and gradients; the
 // registry reports words per step; bad options fail with messages naming the field.
+#include "experiments/models/lstm_lm_word.h"
+
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 
-#include <catch2/catch.hpp>
-
 #include "engine/runtime/session.h"
-#include "experiments/models/lstm_lm_word.h"
 #include "experiments/models/model_graph.h"
 
 namespace fb::experiments {
@@ -166,7 +166,8 @@ TEST_CASE("lstm_lm_word WhileLoop and unrolled variants agree", "[lstm_lm_word]"
       double max_abs = 0, max_diff = 0;
       for (int64_t k = 0; k < a[i].NumElements(); ++k) {
         max_abs = std::max(max_abs, std::abs(double(a[i].data<float>()[k])));
-        max_diff = std::max(max_diff, std::abs(double(a[i].data<float>()[k]) - b[i].data<float>()[k]));
+        max_diff =
+            std::max(max_diff, std::abs(double(a[i].data<float>()[k]) - b[i].data<float>()[k]));
       }
       CHECK(max_abs > 0);
       CHECK(max_diff <= 1e-5 * max_abs + 1e-7);
@@ -194,9 +195,11 @@ TEST_CASE("lstm_lm_word rejects bad options with a message", "[lstm_lm_word]") {
   };
   ModelOptions o = Small("sampled", false);
   o.word_lm.num_sampled = 51;
-  CHECK_THAT(error(o), Catch::Contains("word_lm.num_sampled (<= vocab_size 50) must be in [1, 50], got 51"));
+  CHECK_THAT(error(o), Catch::Contains(
+                           "word_lm.num_sampled must be in [1, word_lm.vocab_size = 50], got 51"));
   o = Small("softmax", false);
-  CHECK_THAT(error(o), Catch::Contains("word_lm.softmax must be 'full' or 'sampled', got 'softmax'"));
+  CHECK_THAT(error(o),
+             Catch::Contains("word_lm.softmax must be 'full' or 'sampled', got 'softmax'"));
   o = Small("full", false);
   o.word_lm.num_steps = 0;
   CHECK_THAT(error(o), Catch::Contains("word_lm.num_steps must be in [1, 65536], got 0"));
@@ -205,10 +208,12 @@ TEST_CASE("lstm_lm_word rejects bad options with a message", "[lstm_lm_word]") {
   CHECK_THAT(error(o), Catch::Contains("word_lm.vocab_size must be in"));
   o = Small("full", false);
   o.dataset = "fashion-mnist/train";
-  CHECK_THAT(error(o), Catch::Contains("ModelOptions.dataset ('fashion-mnist/train') must be empty"));
+  CHECK_THAT(error(o), Catch::Contains("cannot read the image dataset 'fashion-mnist/train' "
+                                       "(ModelOptions.dataset must be empty)"));
   auto forward = LookupForward("lstm_lm_word");
   REQUIRE_FALSE(forward.ok());
-  CHECK_THAT(forward.status().message(), Catch::Contains("'lstm_lm_word' is not an image classifier"));
+  CHECK_THAT(forward.status().message(),
+             Catch::Contains("'lstm_lm_word' is not an image classifier"));
 }
 
 TEST_CASE("lstm_lm_word builds as a training graph for the placers and the simulator",

@@ -12,7 +12,8 @@ namespace {
 StatusOr<SimResult> SimulateModel(const std::string& model) {
   return test::RunSimInChild([&]() -> StatusOr<SimResult> {
     ASSIGN_OR_RETURN(SimGraph graph, LoadSimGraph("", model, 2));
-    ASSIGN_OR_RETURN(CostModelHandle costs, MakeSimCosts(*graph.graph, graph.feed_shapes, "analytic"));
+    ASSIGN_OR_RETURN(CostModelHandle costs,
+                     MakeSimCosts(*graph.graph, graph.feed_shapes, "analytic"));
     Simulation sim;
     RETURN_IF_ERROR(sim.LoadPlatform(test::PlatformPath("two_hosts.xml")));
     return sim.Run(*graph.graph, costs.costs, SimRunOptions());

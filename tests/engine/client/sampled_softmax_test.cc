@@ -5,10 +5,11 @@
 // and with the masking off; the gradients w.r.t. inputs, weights and biases match central
 // differences (tests/gradient_checker.h); the built-in log-uniform sampler gives finite losses,
 // and num_sampled > num_classes fails with the sampler's message.
+#include "engine/client/sampled_softmax.h"
+
 #include <cmath>
 
 #include "engine/client/math_ops.h"
-#include "engine/client/sampled_softmax.h"
 #include "tests/engine/ops/array_test_util.h"
 #include "tests/gradient_checker.h"
 #include "tests/kernels/cpu/nn_test_util.h"
@@ -76,8 +77,9 @@ std::vector<double> Computed(const Problem& p, bool remove_hits) {
   ops::SampledSoftmaxOptions o = Options(root, p);
   o.remove_accidental_hits = remove_hits;
   Tensor labels = Tensor::FromVector<int64_t>(p.labels, TensorShape{kBatch, p.num_true});
-  Output loss = ops::SampledSoftmaxLoss(root, ops::Const(root, p.weights), ops::Const(root, p.biases),
-                                        ops::Const(root, labels), ops::Const(root, p.inputs), o);
+  Output loss =
+      ops::SampledSoftmaxLoss(root, ops::Const(root, p.weights), ops::Const(root, p.biases),
+                              ops::Const(root, labels), ops::Const(root, p.inputs), o);
   Tensor out = test::RunScope(root, {loss})[0];
   REQUIRE(out.shape() == TensorShape{kBatch});
   return test::Values<double>(out);

@@ -5,8 +5,8 @@
 // holds with any seed but once in ~10^6), distinct values with unique = true and TensorFlow's
 // expected count 1 - (1 - p)^tries then, reproducibility, the error messages, and the absence of
 // gradients.
-#include <cfloat>
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <set>
 
@@ -127,22 +127,26 @@ TEST_CASE("Candidate samplers draw classes with probability P(k)", "[candidate_s
 // With unique, every expected count is 1 - (1 - P(k))^tries for one integer tries >= num_sampled
 // (the number of draws the Run needed).
 void CheckUniqueDraw(Kind kind, int64_t range, int64_t num_sampled, const Tensor& truth) {
-  for (const auto& out : Draws(kind, truth, Attrs(truth.dim_size(1), num_sampled, true, range), 5)) {
+  for (const auto& out :
+       Draws(kind, truth, Attrs(truth.dim_size(1), num_sampled, true, range), 5)) {
     std::vector<int64_t> sampled = Values<int64_t>(out[0]);
     std::set<int64_t> distinct(sampled.begin(), sampled.end());
     CHECK(static_cast<int64_t>(distinct.size()) == num_sampled);
     CHECK(*distinct.begin() >= 0);
     CHECK(*distinct.rbegin() < range);
     // tries from the least likely candidate (its count, furthest from 1, is the most precise).
-    const int64_t least = std::min_element(out[2].data<float>(), out[2].data<float>() + num_sampled) -
-                          out[2].data<float>();
+    const int64_t least =
+        std::min_element(out[2].data<float>(), out[2].data<float>() + num_sampled) -
+        out[2].data<float>();
     const double p0 = Probability(kind, sampled[least], range);
     const double tries = std::log1p(-out[2].data<float>()[least]) / std::log1p(-p0);
     const double rounded = std::round(tries);
     INFO("tries " << tries);
     CHECK(std::abs(tries - rounded) < 0.05);
     CHECK(rounded >= num_sampled);
-    auto expected = [&](int64_t k) { return -std::expm1(rounded * std::log1p(-Probability(kind, k, range))); };
+    auto expected = [&](int64_t k) {
+      return -std::expm1(rounded * std::log1p(-Probability(kind, k, range)));
+    };
     for (int64_t i = 0; i < num_sampled; ++i)
       CHECK(out[2].data<float>()[i] == Approx(expected(sampled[i])).epsilon(1e-4));
     for (int64_t i = 0; i < truth.NumElements(); ++i)
@@ -171,7 +175,9 @@ TEST_CASE("Candidate samplers are reproducible with a seed and differ between Ru
 }
 
 TEST_CASE("Candidate sampler shape function", "[candidate_sampler]") {
-  AttrMap attrs{{"num_true", int64_t{2}}, {"num_sampled", int64_t{7}}, {"unique", true},
+  AttrMap attrs{{"num_true", int64_t{2}},
+                {"num_sampled", int64_t{7}},
+                {"unique", true},
                 {"range_max", int64_t{50}}};
   auto shapes = test::InferShapes("LogUniformCandidateSampler", attrs, {TensorShape{-1, 2}});
   REQUIRE(shapes.ok());
@@ -191,7 +197,9 @@ TEST_CASE("Candidate samplers reject bad inputs with a message", "[candidate_sam
   Scope root = Scope::NewRootScope();
   Output truth = ops::Placeholder(root, DataType::kInt64);
   auto c = ops::UniformCandidateSampler(root.WithOpName("sampler"), truth, Attrs(1, 3, false, 5));
-  auto feed = [&](const Tensor& t) { return test::RunError(root, c.sampled_candidates, {{truth, t}}); };
+  auto feed = [&](const Tensor& t) {
+    return test::RunError(root, c.sampled_candidates, {{truth, t}});
+  };
   std::string m = feed(Tensor::FromVector<int64_t>({1, 2, 3, 4}, TensorShape{2, 2}));
   CHECK_THAT(m, Catch::Contains("true_classes must be [batch, num_true] with num_true = 1, got "
                                 "shape [2,2]"));
@@ -203,12 +211,14 @@ TEST_CASE("Candidate samplers reject bad inputs with a message", "[candidate_sam
   // shape is unknown here, so only the attrs tell).
   Scope r2 = Scope::NewRootScope();
   Output t2 = ops::Placeholder(r2, DataType::kInt64);
-  auto c2 = ops::LogUniformCandidateSampler(r2.WithOpName("unique_sampler"), t2, Attrs(1, 6, true, 5));
+  auto c2 =
+      ops::LogUniformCandidateSampler(r2.WithOpName("unique_sampler"), t2, Attrs(1, 6, true, 5));
   std::vector<Tensor> out;
   Status st = test::RunScopeStatus(r2, {c2.sampled_candidates}, &out,
                                    {{t2, Tensor::FromVector<int64_t>({1}, TensorShape{1, 1})}});
   REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.message(), Catch::Contains("num_sampled <= range_max, got num_sampled 6 > range_max 5"));
+  CHECK_THAT(st.message(),
+             Catch::Contains("num_sampled <= range_max, got num_sampled 6 > range_max 5"));
 }
 
 TEST_CASE("ComputeAccidentalHits finds sampled candidates equal to a true class",
@@ -231,8 +241,9 @@ TEST_CASE("ComputeAccidentalHits finds sampled candidates equal to a true class"
   CHECK(out[2].NumElements() == 2);
 
   Scope r3 = Scope::NewRootScope();
-  auto none = ops::ComputeAccidentalHits(r3, ops::Const(r3, Tensor::FromVector<int64_t>({8}, TensorShape{1, 1})),
-                                         ops::Const(r3, test::I64({1, 2})), 1);
+  auto none = ops::ComputeAccidentalHits(
+      r3, ops::Const(r3, Tensor::FromVector<int64_t>({8}, TensorShape{1, 1})),
+      ops::Const(r3, test::I64({1, 2})), 1);
   out = test::RunScope(r3, {none.indices, none.ids, none.weights});
   CHECK(out[0].shape() == TensorShape{0});
 }
@@ -243,19 +254,21 @@ TEST_CASE("ComputeAccidentalHits rejects bad shapes with a message", "[candidate
   Output sampled = ops::Placeholder(root, DataType::kInt64);
   auto hits = ops::ComputeAccidentalHits(root.WithOpName("hits"), truth, sampled, 1);
   Tensor good_truth = Tensor::FromVector<int64_t>({1}, TensorShape{1, 1});
-  std::string m = test::RunError(root, hits.ids, {{truth, good_truth},
-                                                  {sampled, Tensor::FromVector<int64_t>({1, 2}, TensorShape{1, 2})}});
+  std::string m = test::RunError(
+      root, hits.ids,
+      {{truth, good_truth}, {sampled, Tensor::FromVector<int64_t>({1, 2}, TensorShape{1, 2})}});
   CHECK_THAT(m, Catch::Contains("sampled_candidates must be 1-D [num_sampled], got shape [1,2]"));
   m = test::RunError(root, hits.ids, {{truth, test::I64({1})}, {sampled, test::I64({1})}});
-  CHECK_THAT(m, Catch::Contains("true_classes must be [batch, num_true] with num_true = 1, got shape [1]"));
+  CHECK_THAT(m, Catch::Contains(
+                    "true_classes must be [batch, num_true] with num_true = 1, got shape [1]"));
   CHECK_THAT(test::InferredShape("ComputeAccidentalHits", {{"num_true", int64_t{1}}},
                                  {TensorShape{2, 1}, TensorShape{2, 2}}),
              Catch::Contains("sampled_candidates must be 1-D [num_sampled], got shape [2,2]"));
 }
 
 TEST_CASE("Candidate sampling ops are registered as not differentiable", "[candidate_sampler]") {
-  for (const char* op : {"UniformCandidateSampler", "LogUniformCandidateSampler",
-                         "ComputeAccidentalHits"}) {
+  for (const char* op :
+       {"UniformCandidateSampler", "LogUniformCandidateSampler", "ComputeAccidentalHits"}) {
     INFO(op);
     CHECK(GradientRegistry::Global()->IsNoGradient(op));
     CHECK(GradientRegistry::Global()->Lookup(op) == nullptr);
