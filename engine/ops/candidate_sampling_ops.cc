@@ -11,10 +11,23 @@ namespace fb {
 
 namespace {
 
+// Checks that input 0 (true_classes) is [batch, num_true] where known; sets *batch (-1 unknown).
+Status TrueClassesShape(InferenceContext* c, int64_t num_true, int64_t* batch) {
+  std::vector<int64_t> true_classes = DimsOrUnknown(c->input(0), 2);
+  if (true_classes.size() != 2)
+    return c->Error("true_classes must be 2-D [batch, num_true], got shape ",
+                    DimsString(true_classes));
+  int64_t columns = 0;
+  RETURN_IF_ERROR(
+      c->MergeDim(true_classes[1], num_true, &columns, "true_classes must have num_true columns"));
+  *batch = true_classes[0];
+  return Status::OK();
+}
+
 // true_classes [batch, num_true] -> sampled_candidates [num_sampled], true_expected_count
 // [batch, num_true], sampled_expected_count [num_sampled].
 Status CandidateSamplerShape(InferenceContext* c) {
-  int64_t num_true = 0, num_sampled = 0, range_max = 0;
+  int64_t num_true = 0, num_sampled = 0, range_max = 0, batch = -1;
   bool unique = false;
   RETURN_IF_ERROR(c->GetAttr("num_true", &num_true));
   RETURN_IF_ERROR(c->GetAttr("num_sampled", &num_sampled));
@@ -23,16 +36,23 @@ Status CandidateSamplerShape(InferenceContext* c) {
   if (unique && num_sampled > range_max)
     return c->Error("unique sampling needs num_sampled <= range_max, got num_sampled ", num_sampled,
                     " > range_max ", range_max);
-  std::vector<int64_t> true_classes = DimsOrUnknown(c->input(0), 2);
-  if (true_classes.size() != 2)
-    return c->Error("true_classes must be 2-D [batch, num_true], got shape ",
-                    DimsString(true_classes));
-  int64_t columns = 0;
-  RETURN_IF_ERROR(
-      c->MergeDim(true_classes[1], num_true, &columns, "true_classes must have num_true columns"));
+  RETURN_IF_ERROR(TrueClassesShape(c, num_true, &batch));
   c->set_output(0, TensorShape{num_sampled});
-  c->set_output(1, TensorShape{true_classes[0], num_true});
+  c->set_output(1, TensorShape{batch, num_true});
   c->set_output(2, TensorShape{num_sampled});
+  return Status::OK();
+}
+
+// true_classes [batch, num_true], sampled_candidates [num_sampled] -> three vectors of hits.
+Status AccidentalHitsShape(InferenceContext* c) {
+  int64_t num_true = 0, batch = -1;
+  RETURN_IF_ERROR(c->GetAttr("num_true", &num_true));
+  RETURN_IF_ERROR(TrueClassesShape(c, num_true, &batch));
+  std::vector<int64_t> sampled = DimsOrUnknown(c->input(1), 1);
+  if (sampled.size() != 1)
+    return c->Error("sampled_candidates must be 1-D [num_sampled], got shape ",
+                    DimsString(sampled));
+  for (int i = 0; i < 3; ++i) c->set_output(i, TensorShape{-1});
   return Status::OK();
 }
 
@@ -84,23 +104,7 @@ REGISTER_OP("ComputeAccidentalHits")
     .Attr("num_true: int >= 1")
     .Attr("seed: int = 0")
     .Attr("seed2: int = 0")
-    .SetShapeFn([](InferenceContext* c) {
-      int64_t num_true = 0;
-      RETURN_IF_ERROR(c->GetAttr("num_true", &num_true));
-      std::vector<int64_t> true_classes = DimsOrUnknown(c->input(0), 2);
-      if (true_classes.size() != 2)
-        return c->Error("true_classes must be 2-D [batch, num_true], got shape ",
-                        DimsString(true_classes));
-      int64_t columns = 0;
-      RETURN_IF_ERROR(c->MergeDim(true_classes[1], num_true, &columns,
-                                  "true_classes must have num_true columns"));
-      std::vector<int64_t> sampled = DimsOrUnknown(c->input(1), 1);
-      if (sampled.size() != 1)
-        return c->Error("sampled_candidates must be 1-D [num_sampled], got shape ",
-                        DimsString(sampled));
-      for (int i = 0; i < 3; ++i) c->set_output(i, TensorShape{-1});
-      return Status::OK();
-    })
+    .SetShapeFn(AccidentalHitsShape)
     .Doc(
         "The sampled candidates that equal a true class of their row: for every row i of "
         "true_classes [batch, num_true] and every true class of it found in sampled_candidates "

@@ -17,8 +17,10 @@
 //   lenet  LeNet-5 (LeCun et al. 1998) as in issue 3: conv 5x5x6 SAME + ReLU, maxpool 2,
 //          conv 5x5x16 VALID + ReLU, maxpool 2, fc 120 + ReLU, fc 84 + ReLU, fc num_classes.
 //   lstm_lm_word  the word LSTM language model LSTM-512-512 of OSDI 6.4 (options.word_lm;
-//          experiments/models/lstm_lm_word.h): not an image classifier, it builds its own
-//          inputs (token ids) and loss through a ModelBodyFn.
+//          experiments/models/lstm_lm_word.h; variants lstm_lm_word_unrolled, _sampled): not
+//          an image classifier but a ModelBodyFn. input/images and input/labels are int32
+//          [batch, num_steps] token ids and next-token ids (always fed, no dataset); loss,
+//          accuracy and num_correct are per token.
 // Weights: He uniform before ReLUs, Glorot uniform for the logits, zero biases
 // (experiments/models/layers.h). Everything is float; images NHWC float [batch, rows, cols, channels],
 // labels int32 [batch].
@@ -147,7 +149,7 @@ struct ModelRegistrar {
 };
 // FB_REGISTER_MODEL("lenet", LeNetForward) or, with defaults,
 // FB_REGISTER_MODEL("alexnet", AlexNetForward, ModelDefaults{{227, 227, 3}, 1000}), or a whole
-// model: FB_REGISTER_MODEL("lstm_lm_word", WordLmBody).
+// model: FB_REGISTER_MODEL("lstm_lm_word", ModelBodyFn(BuildWordLm)).
 #define FB_REGISTER_MODEL(name, ...) \
   static ::fb::experiments::ModelRegistrar FB_CONCAT(fb_model_, __COUNTER__)(name, __VA_ARGS__)
 

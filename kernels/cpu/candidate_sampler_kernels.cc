@@ -69,6 +69,13 @@ struct LogUniformSampler {
   double log_range;
 };
 
+// InvalidArgument unless true_classes is [batch, num_true].
+Status CheckTrueClasses(const Tensor& true_classes, int64_t num_true) {
+  if (true_classes.dims() == 2 && true_classes.dim_size(1) == num_true) return Status::OK();
+  return InvalidArgument("true_classes must be [batch, num_true] with num_true = ", num_true,
+                         ", got shape ", true_classes.shape().DebugString());
+}
+
 // The expected number of occurrences of a class of probability p among `num_sampled` samples
 // that took `tries` draws: p * num_sampled when every draw was kept (unique = false), else
 // 1 - (1 - p)^tries, computed stably as -expm1(tries * log1p(-p)).
@@ -99,9 +106,7 @@ class CandidateSamplerOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& true_classes = ctx->input(0);
-    OP_REQUIRES(ctx, true_classes.dims() == 2 && true_classes.dim_size(1) == num_true_,
-                InvalidArgument("true_classes must be [batch, num_true] with num_true = ",
-                                num_true_, ", got shape ", true_classes.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, CheckTrueClasses(true_classes, num_true_));
     const int64_t* truth = true_classes.data<int64_t>();
     for (int64_t i = 0; i < true_classes.NumElements(); ++i)
       OP_REQUIRES(ctx, truth[i] >= 0 && truth[i] < sampler_.range,
@@ -161,9 +166,7 @@ class ComputeAccidentalHitsOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& true_classes = ctx->input(0);
     const Tensor& sampled = ctx->input(1);
-    OP_REQUIRES(ctx, true_classes.dims() == 2 && true_classes.dim_size(1) == num_true_,
-                InvalidArgument("true_classes must be [batch, num_true] with num_true = ",
-                                num_true_, ", got shape ", true_classes.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, CheckTrueClasses(true_classes, num_true_));
     OP_REQUIRES(ctx, sampled.dims() == 1,
                 InvalidArgument("sampled_candidates must be 1-D [num_sampled], got shape ",
                                 sampled.shape().DebugString()));
