@@ -29,7 +29,8 @@ struct SampledSoftmaxOptions {
   bool subtract_log_q = true;
   int64_t seed = 0, seed2 = 0;  // the sampler's; both 0: random seeds
   // Candidates drawn elsewhere (tests pass constants; several losses may share one draw): when
-  // sampled_candidates is valid, these three replace the built-in log-uniform sampler.
+  // sampled_candidates is valid, these three replace the built-in log-uniform sampler; they must
+  // hold num_sampled candidates and the expected counts of the outputs of a candidate sampler.
   SampledCandidates sampled_values;
 };
 

@@ -142,9 +142,9 @@ StatusOr<Output> BuildWordLm(const Scope& root, const ModelOptions& o, VariableS
   Output ids = ops::Placeholder(in.WithOpName("images"), DataType::kInt32, TensorShape{B, T});
   Output next_ids = ops::Placeholder(in.WithOpName("labels"), DataType::kInt32, TensorShape{B, T});
   WordLmWeights p = CreateWeights(root, w, vars);
+  Scope es = root.NewSubScope("embedding");
+  Output x = ops::Gather(es, p.embedding, ops::Transpose(es, ids, {1, 0}));  // [T, B, E]
   Scope ls = root.NewSubScope("lstm");
-  Output x =
-      ops::Gather(root.NewSubScope("embedding"), p.embedding, ops::Transpose(ls, ids, {1, 0}));
   LstmState initial{Zeros(ls, {B, C}), Zeros(ls, {B, P})};
   Output time_major = w.unroll ? UnrolledLstm(ls, p.lstm, x, T, initial)
                                : LoopedLstm(ls, p.lstm, x, T, initial, B, P);

@@ -22,8 +22,10 @@
 //                  or ops::SampledSoftmaxLoss (log-uniform candidates, accidental hits removed,
 //                  log Q subtracted; seed = options.seed)
 //   accuracy, num_correct  over the B*T tokens, from the full logits (evaluation only)
-// Parameters at the defaults: LSTM 2,361,344, embedding 20,480,000, softmax 20,520,000, total
-// 43,361,344 (docs: /work/shared/papers/osdi2016-benchmarks.md section 4). Weights are Glorot
+// Parameters at the defaults: LSTM 2,361,344 ((512 + 512) * 2048 + 2048 + 512 * 512, the "2.4 M"
+// of Shazeer et al. 2017, Table 7), embedding 20,480,000, softmax 20,520,000 (W and bias), total
+// 43,361,344. The weight gradients are dense (no IndexedSlices): the embedding and softmax
+// gradients are [V, E] and [V, P] tensors even with sampled softmax. Weights are Glorot
 // uniform (fans: embedding V and E, LSTM E + P and 4C, projection C and P, softmax P and V),
 // biases zero. Model::examples_per_step = B * T words.
 //
