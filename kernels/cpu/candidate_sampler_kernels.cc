@@ -56,13 +56,14 @@ struct UniformSampler {
 };
 
 // P(k) = log((k + 2) / (k + 1)) / log(range + 1): floor(exp(u * log(range + 1))) - 1 for u
-// uniform in [0, 1) (the modulo only guards against round-off).
+// uniform in [0, 1), clamped to range - 1 against round-off (TensorFlow takes it modulo range).
 struct LogUniformSampler {
   explicit LogUniformSampler(int64_t range)
       : range(range), log_range(std::log1p(static_cast<double>(range))) {}
   int64_t Sample(SimplePhilox* rnd) const {
-    const int64_t value = static_cast<int64_t>(std::exp(rnd->RandDouble() * log_range)) - 1;
-    return value % range;
+    const double v = std::exp(rnd->RandDouble() * log_range);  // in [1, range + 1)
+    if (v >= static_cast<double>(range)) return range - 1;     // also keeps the cast defined
+    return static_cast<int64_t>(v) - 1;
   }
   double Probability(int64_t k) const { return std::log((k + 2.0) / (k + 1.0)) / log_range; }
   int64_t range;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "engine/autodiff/gradient_registry.h"
@@ -160,6 +161,19 @@ TEST_CASE("Unique candidate sampling returns distinct classes and TensorFlow's e
   CheckUniqueDraw(Kind::kUniform, 20, 15, truth);
   CheckUniqueDraw(Kind::kLogUniform, 20, 12, truth);
   CheckUniqueDraw(Kind::kLogUniform, 20, 20, truth);  // every class, in random order
+}
+
+TEST_CASE("Candidate samplers stay in range for the largest range_max", "[candidate_sampler]") {
+  const int64_t range = std::numeric_limits<int64_t>::max();
+  Tensor truth = Tensor::FromVector<int64_t>({range - 1}, TensorShape{1, 1});
+  for (Kind kind : {Kind::kUniform, Kind::kLogUniform}) {
+    std::vector<Tensor> out = Draws(kind, truth, Attrs(1, 1000, true, range), 1)[0];
+    for (int64_t k : Values<int64_t>(out[0])) {
+      CHECK(k >= 0);
+      CHECK(k < range);
+    }
+    CHECK(std::isfinite(out[1].data<float>()[0]));
+  }
 }
 
 TEST_CASE("Candidate samplers are reproducible with a seed and differ between Runs",
