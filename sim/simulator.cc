@@ -24,6 +24,18 @@ namespace {
 
 bool g_simulation_alive = false;
 
+// The replay runs every node once per step; a while loop (whitepaper 4.4) runs its body a
+// data-dependent number of times, which it cannot time (it would wait forever for iteration 2).
+Status CheckNoLoops(const Graph& graph) {
+  for (Node* n : graph.nodes()) {
+    if (n->op() == "NextIteration")
+      return Unimplemented("the simulator does not run while loops (whitepaper 4.4): node '",
+                           n->name(), "' is a loop's NextIteration; simulate an unrolled graph "
+                           "(e.g. --model lstm_lm_word_unrolled)");
+  }
+  return Status::OK();
+}
+
 // Network model set once per process (SimGrid refuses to change it later): CM02 without TCP
 // window or latency/bandwidth correction factors, so an uncontended transfer of b bytes over a
 // route takes exactly sum(latency) + b / min(bandwidth).
@@ -81,6 +93,7 @@ Status Simulation::LoadPlatform(const std::string& path) {
 Status Simulation::Prepare(const Graph& graph, const SimCosts& costs,
                            const SimRunOptions& options) {
   const WorkloadOptions& w = options.workload;
+  RETURN_IF_ERROR(CheckNoLoops(graph));
   ASSIGN_OR_RETURN(roles_, AssignRoles(devices_, w));
   placed_ = graph.Clone();
   ConstrainForParameterServers(placed_.get(), w.ps);

@@ -59,7 +59,8 @@ class Simulation {
   const std::string& platform_path() const { return platform_path_; }
 
   // Places (engine/placement), partitions (engine/partition) and replays `graph` (left
-  // unchanged: a clone is placed). Errors: those of placement and partitioning (naming the
+  // unchanged: a clone is placed). Errors: Unimplemented naming a NextIteration node when the
+  // graph has a while loop; those of placement and partitioning (naming the
   // node), of AssignRoles and ApplySchedule; InvalidArgument naming the platform file and both
   // hosts when two hosts that exchange tensors (in any replica) have no route; Internal when the replay stalls (a _Recv whose
   // _Send never runs). Only one Run per Simulation.

@@ -17,6 +17,7 @@
 #include "engine/client/state_ops.h"
 #include "engine/runtime/session.h"
 #include "engine/trace/trace_writer.h"
+#include "experiments/models/lstm_cell.h"
 
 namespace fb::experiments {
 
@@ -41,16 +42,10 @@ struct LstmWeights {
 // One time step: returns (h', c', summed cross-entropy of predicting y from h').
 std::vector<Output> LstmStep(const Scope& s, const LstmWeights& p, int vocab, Output x, Output y,
                              Output h, Output c) {
-  Output onehot = ops::OneHot(s, x, vocab);
-  Output z = ops::Add(s, ops::MatMul(s, ops::Concat(s, {onehot, h}, 1), p.w), p.b);
-  std::vector<Output> g = ops::Split(s, z, 1, 4);  // i, f, o, g
-  Output forget = ops::Sigmoid(s, ops::Add(s, g[1], ops::Const(s, 1.0f)));
-  Output c_next = ops::Add(s, ops::Mul(s, forget, c),
-                           ops::Mul(s, ops::Sigmoid(s, g[0]), ops::Tanh(s, g[3])));
-  Output h_next = ops::Mul(s, ops::Sigmoid(s, g[2]), ops::Tanh(s, c_next));
-  Output logits = ops::Add(s, ops::MatMul(s, h_next, p.w_out), p.b_out);
+  LstmState next = LstmCell(s, LstmCellWeights{p.w, p.b}, ops::OneHot(s, x, vocab), {c, h});
+  Output logits = ops::Add(s, ops::MatMul(s, next.r, p.w_out), p.b_out);
   Output xent = ops::SparseSoftmaxCrossEntropyWithLogits(s, logits, y).loss;
-  return {h_next, c_next, ops::Sum(s, xent, std::vector<int>{0})};
+  return {next.r, next.c, ops::Sum(s, xent, std::vector<int>{0})};
 }
 
 }  // namespace

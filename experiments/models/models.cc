@@ -17,8 +17,9 @@ namespace fb::experiments {
 namespace {
 
 struct Registered {
-  ForwardFn forward;
+  ForwardFn forward;  // image classifiers
   ModelDefaults defaults;
+  ModelBodyFn body;   // other models (then forward is empty)
 };
 
 std::map<std::string, Registered>& Registry() {
@@ -63,15 +64,22 @@ Status ValidateOptions(const ModelOptions& o) {
   return Status::OK();
 }
 
-// input/step and either input/batch (the input op) or the input Placeholders.
-// Returns the step Variable.
-Output BuildInput(const Scope& root, const ModelOptions& o, Model* m, Output* images,
-                  Output* labels, std::vector<Output>* initializers) {
+// The Variable input/step (zero-initialized).
+Output StepVariable(const Scope& root, Model* m, std::vector<Output>* initializers) {
   Scope s = root.NewSubScope("input");
   Output step = ops::Variable(s.WithOpName("step"), TensorShape{}, DataType::kInt64);
   initializers->push_back(
       ops::Assign(s.WithOpName("step/Assign"), step, ops::Const(s, int64_t{0})));
   m->step = step.node() ? step.node()->name() : "";
+  return step;
+}
+
+// input/step and either input/batch (the input op) or the input Placeholders.
+// Returns the step Variable.
+Output BuildInput(const Scope& root, const ModelOptions& o, Model* m, Output* images,
+                  Output* labels, std::vector<Output>* initializers) {
+  Scope s = root.NewSubScope("input");
+  Output step = StepVariable(root, m, initializers);
   if (!o.dataset.empty()) {
     ops::DatasetBatchAttrs a;
     a.dataset = o.dataset;
@@ -97,14 +105,8 @@ Output BuildInput(const Scope& root, const ModelOptions& o, Model* m, Output* im
 void BuildMetrics(const Scope& s, Output logits, Output labels, Model* m, Output* loss) {
   auto xent = ops::SparseSoftmaxCrossEntropyWithLogits(s.NewSubScope("xent"), logits, labels);
   *loss = ops::Mean(s.WithOpName("loss"), xent.loss, std::vector<int>{0});
-  Scope ms = s.NewSubScope("metrics");
-  Output predicted = ops::ArgMax(ms, logits, 1, DataType::kInt32);
-  Output correct = ops::Cast(ms, ops::Equal(ms, predicted, labels), DataType::kFloat);
-  Output accuracy = ops::Mean(s.WithOpName("accuracy"), correct, std::vector<int>{0});
-  Output num_correct = ops::Sum(s.WithOpName("num_correct"), correct, std::vector<int>{0});
   m->loss = loss->name();
-  m->accuracy = accuracy.name();
-  m->num_correct = num_correct.name();
+  AddAccuracyMetrics(s, logits, labels, m);
 }
 
 // Gradients of the loss, their application (computed or fed) and the step increment.
@@ -146,9 +148,24 @@ Status BuildTraining(const Scope& root, const ModelOptions& o, Output loss, Outp
 
 }  // namespace
 
+void AddAccuracyMetrics(const Scope& s, Output logits, Output labels, Model* m) {
+  Scope ms = s.NewSubScope("metrics");
+  Output predicted = ops::ArgMax(ms, logits, 1, DataType::kInt32);
+  Output correct = ops::Cast(ms, ops::Equal(ms, predicted, labels), DataType::kFloat);
+  Output accuracy = ops::Mean(s.WithOpName("accuracy"), correct, std::vector<int>{0});
+  Output num_correct = ops::Sum(s.WithOpName("num_correct"), correct, std::vector<int>{0});
+  m->accuracy = accuracy.name();
+  m->num_correct = num_correct.name();
+}
+
 ModelRegistrar::ModelRegistrar(const std::string& name, ForwardFn forward,
                                ModelDefaults defaults) {
-  FB_CHECK(Registry().emplace(name, Registered{std::move(forward), std::move(defaults)}).second)
+  FB_CHECK(Registry().emplace(name, Registered{std::move(forward), std::move(defaults), {}}).second)
+      << "model " << name << " twice";
+}
+
+ModelRegistrar::ModelRegistrar(const std::string& name, ModelBodyFn body, ModelDefaults defaults) {
+  FB_CHECK(Registry().emplace(name, Registered{{}, std::move(defaults), std::move(body)}).second)
       << "model " << name << " twice";
 }
 
@@ -160,6 +177,10 @@ std::vector<std::string> ModelNames() {
 
 StatusOr<ForwardFn> LookupForward(const std::string& name) {
   ASSIGN_OR_RETURN(const Registered* entry, Lookup(name));
+  if (!entry->forward) {
+    return InvalidArgument("model '", name, "' is not an image classifier: it builds its own ",
+                           "inputs and loss (use BuildModel)");
+  }
   return entry->forward;
 }
 
@@ -175,22 +196,46 @@ StatusOr<ModelOptions> WithModelDefaults(const std::string& name, ModelOptions o
   return options;
 }
 
+namespace {
+
+// The image classifier path of BuildModel: input, forward pass, metrics. Returns the loss.
+StatusOr<Output> BuildClassifier(const Scope& root, const ModelOptions& o, const ForwardFn& forward,
+                                 VariableStore* vars, Model* m, Output* step,
+                                 std::vector<Output>* initializers) {
+  Output images, labels;
+  *step = BuildInput(root, o, m, &images, &labels, initializers);
+  Output logits = forward(root, images, o, vars);
+  RETURN_IF_ERROR(root.status());
+  m->images = images.name();
+  m->labels = labels.name();
+  m->logits = logits.name();
+  m->examples_per_step = o.batch_size;
+  Output loss;
+  BuildMetrics(root, logits, labels, m, &loss);
+  return loss;
+}
+
+}  // namespace
+
 StatusOr<Model> BuildModel(const std::string& name, const ModelOptions& o) {
-  ASSIGN_OR_RETURN(ForwardFn forward, LookupForward(name));
+  ASSIGN_OR_RETURN(const Registered* entry, Lookup(name));
   RETURN_IF_ERROR(ValidateOptions(o));
   Model m;
   m.name = name;
   const Scope& root = m.scope;
-  Output images, labels;
   std::vector<Output> initializers;
-  Output step = BuildInput(root, o, &m, &images, &labels, &initializers);
   VariableStore vars(o.seed);
   vars.set_training(o.training);
-  Output logits = forward(root, images, o, &vars);
+  Output step, loss;
+  if (entry->body) {
+    step = StepVariable(root, &m, &initializers);
+    ASSIGN_OR_RETURN(loss, entry->body(root, o, &vars, &m));
+  } else {
+    ASSIGN_OR_RETURN(loss, BuildClassifier(root, o, entry->forward, &vars, &m, &step,
+                                           &initializers));
+  }
   RETURN_IF_ERROR(root.status());
-  m.images = images.name();
-  m.labels = labels.name();
-  m.logits = logits.name();
+  m.loss = loss.name();
   for (const Output& v : vars.variables()) {
     m.variables.push_back({v.node()->name(), v.node()->def().attrs.at("shape").get<TensorShape>()});
   }
@@ -198,9 +243,6 @@ StatusOr<Model> BuildModel(const std::string& name, const ModelOptions& o) {
     m.non_trainable_variables.push_back(
         {v.node()->name(), v.node()->def().attrs.at("shape").get<TensorShape>()});
   }
-  Output loss;
-  BuildMetrics(root, logits, labels, &m, &loss);
-  RETURN_IF_ERROR(root.status());
   RETURN_IF_ERROR(BuildTraining(root, o, loss, step, vars, &m, &initializers));
   initializers.insert(initializers.end(), vars.initializers().begin(), vars.initializers().end());
   Node* init = ops::Group(root.WithOpName("init"), initializers);

@@ -11,13 +11,18 @@
 //   session->Run({}, {m.loss}, {m.train_op}, &out);                // one training step
 //   session->Run({{m.images, x}, {m.labels, y}}, {m.num_correct}, {}, &out);  // evaluation
 //
-// Models ("mlp", "lenet"; see ModelNames):
+// Models ("mlp", "lenet", "lstm_lm_word"...; see ModelNames):
 //   mlp    Reshape to [batch, rows*cols*channels], Dense+ReLU for each of hidden_units (default
 //          784-256-10), Dense logits.
 //   lenet  LeNet-5 (LeCun et al. 1998) as in issue 3: conv 5x5x6 SAME + ReLU, maxpool 2,
 //          conv 5x5x16 VALID + ReLU, maxpool 2, fc 120 + ReLU, fc 84 + ReLU, fc num_classes.
 //   alexnet, overfeat, vgg_a, googlenet  the convnet-benchmarks models of OSDI'16 Table 1
 //          (each in its own file, e.g. alexnet.cc; image shapes in their ModelDefaults).
+//   lstm_lm_word  the word LSTM language model LSTM-512-512 of OSDI 6.4 (options.word_lm;
+//          experiments/models/lstm_lm_word.h; variants lstm_lm_word_unrolled, _sampled): not
+//          an image classifier but a ModelBodyFn. input/images and input/labels are int32
+//          [batch, num_steps] token ids and next-token ids (always fed, no dataset); loss,
+//          accuracy and num_correct are per token.
 // Weights: He uniform before ReLUs, Glorot uniform for the logits, zero biases
 // (experiments/models/layers.h). Everything is float; images NHWC float [batch, rows, cols, channels],
 // labels int32 [batch].
@@ -48,6 +53,21 @@ namespace fb::experiments {
 // to `gradient_feeds` instead (e.g. gradients averaged over workers by an all-reduce).
 enum class TrainMode { kTrain, kApplyFedGradients };
 
+// Word-level language models (lstm_lm_word, experiments/models/lstm_lm_word.h). Defaults: the
+// LSTM-512-512 of OSDI 6.4 (Fig 9) on a 40,000-word vocabulary; num_steps 20 and num_sampled as
+// the reference code (rafaljozefowicz/lm) and OSDI. batch_size, optimizer, learning_rate and
+// seed of ModelOptions apply; image_shape, num_classes, hidden_units and dataset do not.
+struct WordLmOptions {
+  int64_t vocab_size = 40000;     // V: token ids in [0, V); embedding rows and softmax classes
+  int64_t num_steps = 20;         // T: tokens per example (unroll length); loss over all T
+  int64_t embedding_size = 512;   // E: word embedding width (the LSTM input)
+  int64_t lstm_cells = 512;       // C: LSTM state size
+  int64_t projection_size = 512;  // P: LSTMP output r = (o * tanh(c)) W_proj; 0: none (P = C)
+  std::string softmax = "full";   // "full" (V logits) or "sampled" (SampledSoftmaxLoss)
+  int64_t num_sampled = 512;      // sampled softmax: candidates per step, in [1, V]
+  bool unroll = false;            // true: T copies of the cell; false: one WhileLoop (4.4)
+};
+
 struct ModelOptions {
   std::vector<int64_t> hidden_units = {256};     // MLP hidden layers
   std::vector<int64_t> image_shape = {28, 28, 1};  // [rows, cols, channels]
@@ -69,6 +89,7 @@ struct ModelOptions {
   // statistics, no updates; the train op then trains with the statistics frozen): build it to
   // evaluate a model restored from a checkpoint of the training form (same Variable names).
   bool training = true;
+  WordLmOptions word_lm;  // lstm_lm_word only
 };
 
 struct ModelVariable {
@@ -95,6 +116,10 @@ struct Model {
   // statistics of the batch fed or read in the same Run); "" when there are none. kTrain's train
   // op depends on it; with kApplyFedGradients run it together with the gradients.
   std::string update_op;
+  // What one step consumes, for throughput: examples_per_step `example_unit`s per step
+  // ("images": batch_size; "words": batch_size * num_steps for lstm_lm_word).
+  int64_t examples_per_step = 0;
+  std::string example_unit = "images";
 };
 
 // Builds model `name`. Errors: NotFound naming the model and listing the known ones;
@@ -111,7 +136,17 @@ class VariableStore;
 // the trainable variables in `vars`.
 using ForwardFn = std::function<Output(const Scope& scope, Output images, const ModelOptions& o,
                                        VariableStore* vars)>;
-// The forward builder of model `name`; NotFound naming it and listing the known models.
+// A model that is not an image classifier (lstm_lm_word): creates its input Placeholders
+// (named input/images and input/labels), its trainable Variables in `vars` and its metrics; sets
+// m->images, labels, logits, accuracy, num_correct, examples_per_step and example_unit; returns
+// the scalar loss. BuildModel adds input/step, gradients, train and init as for classifiers.
+using ModelBodyFn = std::function<StatusOr<Output>(const Scope& root, const ModelOptions& o,
+                                                   VariableStore* vars, Model* m)>;
+// For ModelBodyFns: the nodes "accuracy" and "num_correct" (fraction and count of rows whose
+// argmax of logits [n, classes] equals labels int32 [n]), named in m->accuracy, m->num_correct.
+void AddAccuracyMetrics(const Scope& s, Output logits, Output labels, Model* m);
+// The forward builder of model `name`; NotFound naming it and listing the known models;
+// InvalidArgument for a model registered with a ModelBodyFn (it has no image forward pass).
 StatusOr<ForwardFn> LookupForward(const std::string& name);
 // What a model expects when the caller does not say: its input image shape [rows, cols, channels]
 // and number of classes (e.g. alexnet {227, 227, 3} and 1000; lenet {28, 28, 1} and 10).
@@ -127,9 +162,11 @@ StatusOr<ModelOptions> WithModelDefaults(const std::string& name, ModelOptions o
 
 struct ModelRegistrar {
   ModelRegistrar(const std::string& name, ForwardFn forward, ModelDefaults defaults = {});
+  ModelRegistrar(const std::string& name, ModelBodyFn body, ModelDefaults defaults = {});
 };
 // FB_REGISTER_MODEL("lenet", LeNetForward) or, with defaults,
-// FB_REGISTER_MODEL("alexnet", AlexNetForward, ModelDefaults{{227, 227, 3}, 1000}).
+// FB_REGISTER_MODEL("alexnet", AlexNetForward, ModelDefaults{{227, 227, 3}, 1000}), or a whole
+// model: FB_REGISTER_MODEL("lstm_lm_word", ModelBodyFn(BuildWordLm)).
 #define FB_REGISTER_MODEL(name, ...) \
   static ::fb::experiments::ModelRegistrar FB_CONCAT(fb_model_, __COUNTER__)(name, __VA_ARGS__)
 
