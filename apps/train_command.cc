@@ -127,19 +127,6 @@ Status RunTrain(TrainFlags& f) {
   return Status::OK();
 }
 
-// "cpu:N" with N in [1, kMaxThreads] (each device gets at least one thread).
-CLI::Validator DevicesCheck() {
-  return CLI::Validator(
-      [](std::string& spec) -> std::string {
-        const size_t colon = spec.find(':');
-        std::string count = colon == std::string::npos ? "" : spec.substr(colon + 1);
-        std::string n = count;
-        if (colon != std::string::npos && IntRange(1, kMaxThreads)(n).empty()) return "";
-        return fmt::format("must be cpu:N with N in [1, {}], got '{}'", kMaxThreads, spec);
-      },
-      "cpu:N");
-}
-
 void Setup(CLI::App* app) {
   auto* cmd = app->add_subcommand("train", "Train a model on Fashion-MNIST or synthetic images");
   auto f = std::make_shared<TrainFlags>();

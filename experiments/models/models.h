@@ -78,6 +78,11 @@ struct Model {
   std::vector<ModelVariable> variables;     // trainable, in creation order
   std::vector<std::string> gradients;       // d loss / d variables[i] (tensor names)
   std::vector<std::string> gradient_feeds;  // kApplyFedGradients: Placeholders train applies
+  // Throughput accounting (`flowbench benchmark`, experiments/training/benchmark.h): the
+  // examples one step processes and their unit, plural. BuildModel sets batch_size and
+  // "images"; a language model sets batch_size * num_steps and "words".
+  int64_t examples_per_step = 0;
+  std::string example_unit = "images";
 };
 
 // Builds model `name`. Errors: NotFound naming the model and listing the known ones;
