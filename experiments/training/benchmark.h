@@ -40,12 +40,12 @@ namespace fb::experiments {
 
 enum class BenchmarkMode { kForward, kForwardBackward, kTrain };
 // "forward", "forward-backward", "train".
-const char *BenchmarkModeName(BenchmarkMode mode);
+const char* BenchmarkModeName(BenchmarkMode mode);
 // What the mode runs, for headers: "forward pass: logits only", ...
-const char *BenchmarkModeDescription(BenchmarkMode mode);
+const char* BenchmarkModeDescription(BenchmarkMode mode);
 // The inverse of BenchmarkModeName. InvalidArgument quoting `name` and listing
 // the modes.
-StatusOr<BenchmarkMode> ParseBenchmarkMode(const std::string &name);
+StatusOr<BenchmarkMode> ParseBenchmarkMode(const std::string& name);
 
 struct BenchmarkOptions {
   std::string model = "lenet";
@@ -57,38 +57,38 @@ struct BenchmarkOptions {
   // shape and its labels must be below the model's number of classes.
   std::shared_ptr<const datasets::Dataset> dataset;
   BenchmarkMode mode = BenchmarkMode::kTrain;
-  int64_t num_batches = 100;       // timed steps (>= 1)
-  int64_t num_warmup_batches = 10; // untimed steps before them (>= 0)
-  int threads = 2; // CPU threads in all (inter- and intra-op), as train
-  std::string devices = "cpu:1"; // "cpu:N" (engine/placement/device_config.h)
-  std::string placer;            // "" for the default placer
+  int64_t num_batches = 100;        // timed steps (>= 1)
+  int64_t num_warmup_batches = 10;  // untimed steps before them (>= 0)
+  int threads = 2;                  // CPU threads in all (inter- and intra-op), as train
+  std::string devices = "cpu:1";    // "cpu:N" (engine/placement/device_config.h)
+  std::string placer;               // "" for the default placer
   // HDF5 trace (engine/trace): the graph, one /steps row per timed step and,
   // after the timed steps, `trace_steps` more steps traced node by node (so
   // tracing does not perturb timing).
-  std::string trace_path; // "" for no trace
+  std::string trace_path;  // "" for no trace
   int64_t trace_steps = 5;
   TraceMetadata trace_metadata;
 };
 
 enum class BenchmarkPhase { kWarmup, kTiming, kTracing };
 // "warm-up", "timing", "tracing".
-const char *BenchmarkPhaseName(BenchmarkPhase phase);
+const char* BenchmarkPhaseName(BenchmarkPhase phase);
 
 struct BenchmarkResult {
   std::string model;
   BenchmarkMode mode = BenchmarkMode::kTrain;
-  std::string data;                 // "synthetic" or the dataset's name
-  std::vector<int64_t> image_shape; // [rows, cols, channels] the model ran at
+  std::string data;                  // "synthetic" or the dataset's name
+  std::vector<int64_t> image_shape;  // [rows, cols, channels] the model ran at
   int64_t num_classes = 0;
   int64_t batch_size = 0;
-  int64_t examples_per_step = 0; // Model::examples_per_step
-  std::string example_unit;      // Model::example_unit ("images", "words")
-  int64_t parameter_count = 0; // trainable scalars (sum over Model::variables)
+  int64_t examples_per_step = 0;  // Model::examples_per_step
+  std::string example_unit;       // Model::example_unit ("images", "words")
+  int64_t parameter_count = 0;    // trainable scalars (sum over Model::variables)
   // Forward FLOPs per example; empty until the model statistics (model_stats.h)
   // are wired in.
   std::optional<double> forward_flops_per_example;
-  std::vector<double> step_ms; // wall time of every timed step
-  StepTimeStats stats;         // summary of step_ms
+  std::vector<double> step_ms;  // wall time of every timed step
+  StepTimeStats stats;          // summary of step_ms
   // examples_per_step * num_batches / wall time of the whole timed loop
   // (tf_cnn_benchmarks' "total images/sec").
   double total_examples_per_sec = 0;
@@ -96,21 +96,20 @@ struct BenchmarkResult {
   // step, maximum over the timed steps (Variables, optimizer slots and the
   // step's live tensors).
   std::map<std::string, int64_t> peak_bytes;
-  int64_t peak_rss_bytes =
-      0; // this process's peak resident set (getrusage) at the end
-  double final_loss = 0; // loss of the last timed step; NaN in forward mode
-  double wall_s = 0; // the whole RunBenchmark call, including model building
+  int64_t peak_rss_bytes = 0;  // this process's peak resident set (getrusage) at the end
+  double final_loss = 0;       // loss of the last timed step; NaN in forward mode
+  double wall_s = 0;           // the whole RunBenchmark call, including model building
 };
 
 // What RunBenchmark reports while it runs (each may be empty).
 struct BenchmarkCallbacks {
   // Once the model is built, before the first step: the result with everything
   // but the measurements filled in (for a header).
-  std::function<void(const BenchmarkResult &)> built;
+  std::function<void(const BenchmarkResult&)> built;
   // After every step: the phase and the step within it (StepProgress.step
   // counts from 1 to total_steps; loss is NaN in forward mode; steps_per_epoch
   // is 0).
-  std::function<void(BenchmarkPhase, const StepProgress &)> step;
+  std::function<void(BenchmarkPhase, const StepProgress&)> step;
 };
 
 // Runs the benchmark. Errors: those of BuildModel (NotFound naming an unknown
@@ -119,12 +118,11 @@ struct BenchmarkCallbacks {
 // num_warmup_batches < 0, threads < 1, a dataset whose image shape differs from
 // the model's (naming both), a dataset with more classes than the model or
 // fewer examples than a batch.
-StatusOr<BenchmarkResult>
-RunBenchmark(const BenchmarkOptions &options,
-             const BenchmarkCallbacks &callbacks = {});
+StatusOr<BenchmarkResult> RunBenchmark(const BenchmarkOptions& options,
+                                       const BenchmarkCallbacks& callbacks = {});
 
 // This process's peak resident set size in bytes (getrusage ru_maxrss), 0 if
 // unavailable.
 int64_t ProcessPeakRssBytes();
 
-} // namespace fb::experiments
+}  // namespace fb::experiments

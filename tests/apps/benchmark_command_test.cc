@@ -3,12 +3,11 @@
 // documents, refusals naming the flag, and a tiny --trace.
 #include <sys/wait.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
-#include <string>
-
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "engine/trace/trace_reader.h"
 #include "tests/engine/trace/temp_dir.h"
@@ -21,25 +20,24 @@ namespace {
 struct BenchmarkCli {
   test::TempDir temp;
   std::string dir = temp.path();
-  int Run(const std::string &args) {
-    const std::string cmd = std::string(FB_BINARY_DIR) +
-                            "/flowbench benchmark " + args + " > " + dir +
-                            "/out.txt 2> " + dir + "/err.txt";
+  int Run(const std::string& args) {
+    const std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench benchmark " + args + " > " +
+                            dir + "/out.txt 2> " + dir + "/err.txt";
     const int rc = std::system(cmd.c_str());
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
   }
-  std::string Read(const std::string &name) const {
+  std::string Read(const std::string& name) const {
     std::ifstream in(dir + "/" + name);
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
 };
 
-const char *kTiny =
+const char* kTiny =
     "--model lenet --batch-size 2 --num-batches 3 --num-warmup-batches 1 "
     "--threads 1 ";
 
 // The fields docs/benchmarks.md lists.
-const char *kJsonFields[] = {"schema",
+const char* kJsonFields[] = {"schema",
                              "model",
                              "mode",
                              "batch_size",
@@ -75,25 +73,23 @@ const char *kJsonFields[] = {"schema",
                              "trace",
                              "wall_s"};
 
-TEST_CASE("flowbench benchmark runs lenet forward-only and the full step and "
-          "writes metrics JSON",
-          "[apps][benchmark]") {
+TEST_CASE(
+    "flowbench benchmark runs lenet forward-only and the full step and "
+    "writes metrics JSON",
+    "[apps][benchmark]") {
   BenchmarkCli cli;
   for (const std::string mode : {"--forward-only", "--optimizer momentum"}) {
     INFO(mode);
-    const int rc =
-        cli.Run(kTiny + mode + " --metrics-json " + cli.dir + "/m.json");
+    const int rc = cli.Run(kTiny + mode + " --metrics-json " + cli.dir + "/m.json");
     INFO(cli.Read("err.txt"));
     REQUIRE(rc == 0);
     const std::string out = cli.Read("out.txt");
-    CHECK_THAT(out, Catch::Contains("Parameters:   61,706") &&
-                        Catch::Contains("images/sec: ") &&
-                        Catch::Contains("(jitter = ") &&
-                        Catch::Contains("ms/step: ") &&
+    CHECK_THAT(out, Catch::Contains("Parameters:   61,706") && Catch::Contains("images/sec: ") &&
+                        Catch::Contains("(jitter = ") && Catch::Contains("ms/step: ") &&
                         Catch::Contains("process peak RSS: ") &&
                         Catch::Contains("timing step 3/3"));
     auto j = nlohmann::json::parse(cli.Read("m.json"));
-    for (const char *field : kJsonFields) {
+    for (const char* field : kJsonFields) {
       INFO(field);
       CHECK(j.contains(field));
     }
@@ -113,61 +109,57 @@ TEST_CASE("flowbench benchmark runs lenet forward-only and the full step and "
     CHECK(j["peak_bytes_per_device"].size() == 1);
     CHECK(j["peak_rss_bytes"] > 0);
     CHECK(j["final_loss"].is_null() == forward);
-    CHECK(j["optimizer"] ==
-          (forward ? nlohmann::json(nullptr) : nlohmann::json("momentum")));
+    CHECK(j["optimizer"] == (forward ? nlohmann::json(nullptr) : nlohmann::json("momentum")));
     CHECK(j["forward_flops_per_example"].is_null());
   }
 }
 
 // Runs ARGS, expecting a refusal whose message names `flag` and quotes `value`.
-void ExpectRejected(BenchmarkCli &cli, const std::string &args,
-                    const std::string &flag, const std::string &value) {
+void ExpectRejected(BenchmarkCli& cli, const std::string& args, const std::string& flag,
+                    const std::string& value) {
   INFO("flowbench benchmark " << args);
   const int rc = cli.Run(args);
   INFO("stderr: " << cli.Read("err.txt"));
   CHECK(rc != 0);
   CHECK(rc < 128);
-  CHECK_THAT(cli.Read("err.txt"),
-             Catch::Contains(flag) && Catch::Contains(value));
+  CHECK_THAT(cli.Read("err.txt"), Catch::Contains(flag) && Catch::Contains(value));
 }
 
-TEST_CASE("flowbench benchmark refuses bad flags naming the flag",
-          "[apps][benchmark]") {
+TEST_CASE("flowbench benchmark refuses bad flags naming the flag", "[apps][benchmark]") {
   BenchmarkCli cli;
   ExpectRejected(cli, "--num-batches 0", "--num-batches", "'0'");
-  ExpectRejected(cli, "--num-warmup-batches -1", "--num-warmup-batches",
-                 "'-1'");
+  ExpectRejected(cli, "--num-warmup-batches -1", "--num-warmup-batches", "'-1'");
   ExpectRejected(cli, "--batch-size 0", "--batch-size", "'0'");
   ExpectRejected(cli, "--threads 0", "--threads", "'0'");
   ExpectRejected(cli, "--lr nan", "--lr", "nan");
   ExpectRejected(cli, "--devices cpu:0", "--devices", "cpu:0");
   ExpectRejected(cli, "--mode fwd", "--mode", "fwd");
   ExpectRejected(cli, "--optimizer rmsprop", "--optimizer", "rmsprop");
-  ExpectRejected(cli, "--model nosuch", "--model",
-                 "unknown model 'nosuch' (known: ");
-  ExpectRejected(cli, "--forward-only --mode train", "--mode",
-                 "--forward-only");
-  ExpectRejected(cli, std::string(kTiny) + "--dataset " + cli.dir + "/none",
-                 "--dataset", cli.dir + "/none");
+  ExpectRejected(cli, "--model nosuch", "--model", "unknown model 'nosuch' (known: ");
+  ExpectRejected(cli, "--forward-only --mode train", "--mode", "--forward-only");
+  ExpectRejected(cli, std::string(kTiny) + "--dataset " + cli.dir + "/none", "--dataset",
+                 cli.dir + "/none");
 }
 
-TEST_CASE("flowbench benchmark --help lists the modes without issue numbers",
-          "[apps][benchmark]") {
+TEST_CASE("flowbench benchmark --help lists the modes without issue numbers", "[apps][benchmark]") {
   BenchmarkCli cli;
   REQUIRE(cli.Run("--help") == 0);
   const std::string out = cli.Read("out.txt");
-  CHECK_THAT(out, Catch::Contains("--forward-only") &&
-                      Catch::Contains("forward-backward") &&
+  CHECK_THAT(out, Catch::Contains("--forward-only") && Catch::Contains("forward-backward") &&
                       Catch::Contains("--metrics-json"));
   CHECK_THAT(out, !Catch::Contains("issue", Catch::CaseSensitive::No));
 }
 
-TEST_CASE(
-    "flowbench benchmark --trace writes every timed step and the traced ones",
-    "[apps][benchmark]") {
+TEST_CASE("flowbench benchmark --list-models prints the registered models", "[apps][benchmark]") {
   BenchmarkCli cli;
-  const int rc = cli.Run(std::string(kTiny) + "--trace-steps 2 --trace " +
-                         cli.dir + "/b.h5");
+  REQUIRE(cli.Run("--list-models") == 0);
+  CHECK_THAT(cli.Read("out.txt"), Catch::Contains("lenet\n") && Catch::Contains("mlp\n"));
+}
+
+TEST_CASE("flowbench benchmark --trace writes every timed step and the traced ones",
+          "[apps][benchmark]") {
+  BenchmarkCli cli;
+  const int rc = cli.Run(std::string(kTiny) + "--trace-steps 2 --trace " + cli.dir + "/b.h5");
   INFO(cli.Read("err.txt"));
   REQUIRE(rc == 0);
   auto trace = TraceReader::Open(cli.dir + "/b.h5");
@@ -176,9 +168,8 @@ TEST_CASE(
   CHECK(trace->steps.size() == 3 + 2);
   CHECK_FALSE(trace->events.empty());
   CHECK_FALSE(trace->ops.empty());
-  CHECK_THAT(trace->metadata.config_json,
-             Catch::Contains("\"command\":\"benchmark\""));
+  CHECK_THAT(trace->metadata.config_json, Catch::Contains("\"command\":\"benchmark\""));
 }
 
-} // namespace
-} // namespace fb
+}  // namespace
+}  // namespace fb

@@ -4,9 +4,8 @@
 // must fit the model.
 #include "experiments/training/benchmark.h"
 
-#include <cmath>
-
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "datasets/synthetic.h"
 
@@ -27,12 +26,10 @@ BenchmarkOptions TinyLenet(BenchmarkMode mode) {
 }
 
 // The loss of every step, warm-up included.
-std::vector<double> Losses(const BenchmarkOptions &o, BenchmarkResult *result) {
+std::vector<double> Losses(const BenchmarkOptions& o, BenchmarkResult* result) {
   std::vector<double> losses;
   BenchmarkCallbacks c;
-  c.step = [&](BenchmarkPhase, const StepProgress &p) {
-    losses.push_back(p.loss);
-  };
+  c.step = [&](BenchmarkPhase, const StepProgress& p) { losses.push_back(p.loss); };
   auto r = RunBenchmark(o, c);
   INFO(r.status().ToString());
   REQUIRE(r.ok());
@@ -40,15 +37,13 @@ std::vector<double> Losses(const BenchmarkOptions &o, BenchmarkResult *result) {
   return losses;
 }
 
-TEST_CASE("RunBenchmark times lenet in every mode at a tiny batch",
-          "[experiments][benchmark]") {
+TEST_CASE("RunBenchmark times lenet in every mode at a tiny batch", "[experiments][benchmark]") {
   for (BenchmarkMode mode :
-       {BenchmarkMode::kForward, BenchmarkMode::kForwardBackward,
-        BenchmarkMode::kTrain}) {
+       {BenchmarkMode::kForward, BenchmarkMode::kForwardBackward, BenchmarkMode::kTrain}) {
     INFO(BenchmarkModeName(mode));
     BenchmarkResult r;
     std::vector<double> losses = Losses(TinyLenet(mode), &r);
-    CHECK(losses.size() == 4); // 1 warm-up + 3 timed
+    CHECK(losses.size() == 4);  // 1 warm-up + 3 timed
     CHECK(r.step_ms.size() == 3);
     CHECK(r.stats.steps == 3);
     CHECK(r.stats.examples_per_sec_mean > 0);
@@ -68,22 +63,20 @@ TEST_CASE("RunBenchmark times lenet in every mode at a tiny batch",
   }
 }
 
-TEST_CASE("Benchmark forward-backward leaves the weights alone and train "
-          "updates them",
-          "[experiments][benchmark]") {
+TEST_CASE(
+    "Benchmark forward-backward leaves the weights alone and train "
+    "updates them",
+    "[experiments][benchmark]") {
   BenchmarkResult r;
   // Same batch every step: the loss changes only if the weights do.
-  std::vector<double> fb =
-      Losses(TinyLenet(BenchmarkMode::kForwardBackward), &r);
-  for (double loss : fb)
-    CHECK(loss == fb[0]);
+  std::vector<double> fb = Losses(TinyLenet(BenchmarkMode::kForwardBackward), &r);
+  for (double loss : fb) CHECK(loss == fb[0]);
   std::vector<double> train = Losses(TinyLenet(BenchmarkMode::kTrain), &r);
-  CHECK(train[0] == fb[0]); // the same initial weights and batch
+  CHECK(train[0] == fb[0]);  // the same initial weights and batch
   CHECK(train.back() < train[0]);
 }
 
-TEST_CASE("RunBenchmark reads a dataset of the model's input shape",
-          "[experiments][benchmark]") {
+TEST_CASE("RunBenchmark reads a dataset of the model's input shape", "[experiments][benchmark]") {
   datasets::SyntheticOptions so;
   so.num_examples = 8;
   auto data = datasets::MakeSyntheticDataset(so);
@@ -97,9 +90,10 @@ TEST_CASE("RunBenchmark reads a dataset of the model's input shape",
   CHECK(std::isfinite(r->final_loss));
 }
 
-TEST_CASE("RunBenchmark refuses a dataset that does not fit and bad counts "
-          "naming them",
-          "[experiments][benchmark]") {
+TEST_CASE(
+    "RunBenchmark refuses a dataset that does not fit and bad counts "
+    "naming them",
+    "[experiments][benchmark]") {
   datasets::SyntheticOptions so;
   so.num_examples = 8;
   so.image_shape = {32, 32, 3};
@@ -118,30 +112,26 @@ TEST_CASE("RunBenchmark refuses a dataset that does not fit and bad counts "
   o.dataset = *datasets::MakeSyntheticDataset(so);
   auto small = RunBenchmark(o);
   REQUIRE_FALSE(small.ok());
-  CHECK_THAT(small.status().message(),
-             Catch::Contains("fewer than one batch of 2"));
+  CHECK_THAT(small.status().message(), Catch::Contains("fewer than one batch of 2"));
 
   o = TinyLenet(BenchmarkMode::kTrain);
   o.num_batches = 0;
   auto batches = RunBenchmark(o);
   REQUIRE_FALSE(batches.ok());
-  CHECK_THAT(batches.status().message(),
-             Catch::Contains("num_batches must be >= 1, got 0"));
+  CHECK_THAT(batches.status().message(), Catch::Contains("num_batches must be >= 1, got 0"));
 
   o = TinyLenet(BenchmarkMode::kTrain);
   o.model = "nosuch";
   auto model = RunBenchmark(o);
   REQUIRE_FALSE(model.ok());
-  CHECK_THAT(model.status().message(), Catch::Contains("nosuch") &&
-                                           Catch::Contains("lenet") &&
-                                           Catch::Contains("mlp"));
+  CHECK_THAT(model.status().message(),
+             Catch::Contains("nosuch") && Catch::Contains("lenet") && Catch::Contains("mlp"));
 }
 
 TEST_CASE("ParseBenchmarkMode reads every mode name and refuses others",
           "[experiments][benchmark]") {
   for (BenchmarkMode m :
-       {BenchmarkMode::kForward, BenchmarkMode::kForwardBackward,
-        BenchmarkMode::kTrain}) {
+       {BenchmarkMode::kForward, BenchmarkMode::kForwardBackward, BenchmarkMode::kTrain}) {
     auto parsed = ParseBenchmarkMode(BenchmarkModeName(m));
     REQUIRE(parsed.ok());
     CHECK(*parsed == m);
@@ -152,5 +142,5 @@ TEST_CASE("ParseBenchmarkMode reads every mode name and refuses others",
              Catch::Contains("'fwd'") && Catch::Contains("forward-backward"));
 }
 
-} // namespace
-} // namespace fb::experiments
+}  // namespace
+}  // namespace fb::experiments

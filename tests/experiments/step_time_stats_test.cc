@@ -3,9 +3,8 @@
 // median absolute deviation).
 #include "experiments/training/step_time_stats.h"
 
-#include <cmath>
-
 #include <catch2/catch.hpp>
+#include <cmath>
 
 namespace fb::experiments {
 namespace {
@@ -20,16 +19,15 @@ TEST_CASE("Quantile interpolates linearly between ranks as numpy.percentile",
   CHECK(Quantile({7}, 0.9) == Approx(7));
 }
 
-TEST_CASE(
-    "SummarizeStepTimes gives tf_cnn_benchmarks' mean, uncertainty and jitter",
-    "[experiments][benchmark]") {
+TEST_CASE("SummarizeStepTimes gives tf_cnn_benchmarks' mean, uncertainty and jitter",
+          "[experiments][benchmark]") {
   // 10 examples per step; speeds 1000, 500, 250, 500, 1000 examples/s.
   auto s = SummarizeStepTimes({10, 20, 40, 20, 10}, 10);
   REQUIRE(s.ok());
   CHECK(s->steps == 5);
   CHECK(s->ms_median == Approx(20));
   CHECK(s->ms_p10 == Approx(10));
-  CHECK(s->ms_p90 == Approx(32)); // 20 + 0.6 * (40 - 20)
+  CHECK(s->ms_p90 == Approx(32));  // 20 + 0.6 * (40 - 20)
   CHECK(s->ms_mean == Approx(20));
   CHECK(s->examples_per_sec_mean == Approx(650));
   // Deviations 350, -150, -400, -150, 350: population variance 90000, std 300.
@@ -52,9 +50,8 @@ TEST_CASE("SummarizeStepTimes refuses empty, non-positive and non-finite input",
   CHECK_THAT(nan.status().message(), Catch::Contains("step 0"));
   auto examples = SummarizeStepTimes({1}, 0);
   REQUIRE_FALSE(examples.ok());
-  CHECK_THAT(examples.status().message(),
-             Catch::Contains("examples per step must be >= 1"));
+  CHECK_THAT(examples.status().message(), Catch::Contains("examples per step must be >= 1"));
 }
 
-} // namespace
-} // namespace fb::experiments
+}  // namespace
+}  // namespace fb::experiments
