@@ -21,9 +21,9 @@ Two modes:
       ReLUs, Glorot-uniform logits, zero biases) and reports test accuracy and ms/step.
 
 PyTorch runs with its defaults: torch.set_num_threads(--threads) and nothing else. In particular
-this script no longer sets OMP_WAIT_POLICY=PASSIVE: on the 2-core development machine that made
-PyTorch's training steps about 2.5x slower (its OpenMP threads sleep between the many short
-parallel regions of a step instead of spinning). Set it in the environment to measure that case.
+this script no longer sets OMP_WAIT_POLICY=PASSIVE, which issue 16 reports made PyTorch about
+2.5x slower on the development machine (passive OpenMP threads sleep between the many short
+parallel regions of a step instead of spinning). Export it to measure that setting.
 flowbench runs with --blas-threads (default 1, its own default).
 
 Models: lenet, mlp (as flowbench builds them); alexnet, overfeat, vgg_a, googlenet as
