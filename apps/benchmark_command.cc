@@ -1,20 +1,17 @@
-// `flowbench benchmark`: times a model's forward pass, forward+backward pass or
-// full training step on synthetic (default) or real input, in the style of
-// tf_cnn_benchmarks (experiments/training/benchmark.h; docs/benchmarks.md,
-// "flowbench benchmark").
-//   flowbench benchmark --model lenet --batch-size 64 --num-batches 100
-//   --num-warmup-batches 10
-//     [--forward-only | --mode forward|forward-backward|train] --optimizer sgd
-//     --threads 2
-//     [--dataset fashion-mnist] [--devices cpu:2] [--trace out/b.h5]
-//     [--metrics-json out/b.json]
-#include <fmt/format.h>
+// `flowbench benchmark`: times a model's forward pass, forward+backward pass or full training
+// step on synthetic (default) or real input, in the style of tf_cnn_benchmarks
+// (experiments/training/benchmark.h; docs/benchmarks.md, "flowbench benchmark").
+//   flowbench benchmark --model lenet --batch-size 64 --num-batches 100 --num-warmup-batches 10
+//     [--forward-only | --mode forward|forward-backward|train] --optimizer sgd --threads 2
+//     [--dataset fashion-mnist] [--devices cpu:2] [--trace out/b.h5] [--metrics-json out/b.json]
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
+
+#include <fmt/format.h>
 
 #include "apps/benchmark_report.h"
+#include "apps/command_files.h"
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
 #include "apps/train_progress.h"
@@ -33,8 +30,8 @@ struct BenchmarkFlags {
   bool list_models = false;
 };
 
-// "synthetic" (null), "fashion-mnist" (the Debian package's directory) or a
-// directory of MNIST-format IDX files: their training split.
+// "synthetic" (null), "fashion-mnist" (the Debian package's directory) or a directory of
+// MNIST-format IDX files: their training split.
 StatusOr<std::shared_ptr<const datasets::Dataset>> LoadDataset(const std::string& name) {
   if (name == "synthetic") return std::shared_ptr<const datasets::Dataset>();
   const std::string dir = name == "fashion-mnist" ? datasets::kFashionMnistDir : name;
@@ -71,16 +68,7 @@ Status RunBenchmarkCommand(BenchmarkFlags& f) {
   experiments::BenchmarkOptions& o = f.info.options;
   ASSIGN_OR_RETURN(o.mode, experiments::ParseBenchmarkMode(f.forward_only ? "forward" : f.mode));
   ASSIGN_OR_RETURN(o.dataset, LoadDataset(f.dataset));
-  if (!o.trace_path.empty()) {
-    std::vector<std::string> args = ProcessArgs();
-    std::vector<const char*> argv;
-    for (const std::string& a : args) argv.push_back(a.c_str());
-    o.trace_metadata =
-        DefaultTraceMetadata(TraceMode::kReal, static_cast<int>(argv.size()), argv.data());
-    const std::filesystem::path p(o.trace_path);
-    std::error_code ec;
-    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  }
+  if (!o.trace_path.empty()) o.trace_metadata = RealRunTraceMetadata(o.trace_path);
   SetBlasThreads(f.info.blas_threads);
   TrainProgress progress(stdout, isatty(fileno(stdout)) != 0);
   auto result = experiments::RunBenchmark(o, PrintingCallbacks(f.info, &progress));

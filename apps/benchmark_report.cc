@@ -1,10 +1,8 @@
 #include "apps/benchmark_report.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
-#include <filesystem>
-#include <fstream>
+
+#include <fmt/format.h>
 
 namespace fb::apps {
 namespace {
@@ -147,17 +145,6 @@ nlohmann::json BenchmarkJson(const BenchmarkRunInfo& info, const BenchmarkResult
       {"trace", o.trace_path.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.trace_path)},
       {"wall_s", r.wall_s},
   };
-}
-
-Status WriteJsonFile(const std::string& path, const nlohmann::json& j) {
-  const std::filesystem::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  std::ofstream out(path);
-  out << j.dump(2) << "\n";
-  out.close();
-  if (!out) return Internal("cannot write metrics JSON '", path, "'");
-  return Status::OK();
 }
 
 }  // namespace fb::apps

@@ -3,13 +3,12 @@
 //   flowbench lstm --steps 300 --batch-size 32 --seq-len 32 --hidden 128 --optimizer adam
 //     --lr 0.005 --threads 2 --seed 1 --trace out/lstm.h5 --metrics-json out/lstm-metrics.json
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/command_files.h"
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
 #include "experiments/models/lstm_lm.h"
@@ -39,27 +38,12 @@ Status WriteMetricsJson(const std::string& path, const experiments::LstmLmConfig
                       {"heldout_perplexity_before", r.heldout_perplexity_before},
                       {"heldout_perplexity", r.heldout_perplexity},
                       {"ms_per_step_median", median}, {"train_s", r.train_seconds}};
-  const std::filesystem::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  std::ofstream out(path);
-  out << j.dump(2) << "\n";
-  out.close();
-  if (!out) return Internal("cannot write metrics JSON '", path, "'");
-  return Status::OK();
+  return WriteJsonFile(path, j);
 }
 
 Status Run(LstmFlags& f, const std::vector<std::string>& argv) {
   experiments::LstmLmConfig& config = f.config;
-  if (!config.trace_path.empty()) {
-    std::vector<const char*> args;
-    for (const std::string& a : argv) args.push_back(a.c_str());
-    config.trace_metadata =
-        DefaultTraceMetadata(TraceMode::kReal, static_cast<int>(args.size()), args.data());
-    const std::filesystem::path p(config.trace_path);
-    std::error_code ec;
-    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  }
+  if (!config.trace_path.empty()) config.trace_metadata = RealRunTraceMetadata(config.trace_path);
   ASSIGN_OR_RETURN(experiments::LstmLmResult r, experiments::TrainLstmLm(config, &std::cout));
   std::cout << fmt::format(
       "corpus {}: {} training chars, {} held-out chars, vocabulary {}\n"

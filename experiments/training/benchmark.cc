@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "datasets/synthetic.h"
@@ -35,8 +36,7 @@ Status CheckOptions(const BenchmarkOptions& o) {
   return Status::OK();
 }
 
-// The model's registered input shape and classes; checks that the dataset, if
-// any, fits them.
+// The model's registered input shape and classes; checks that the dataset, if any, fits them.
 StatusOr<ModelOptions> ResolveModelOptions(const BenchmarkOptions& o) {
   ASSIGN_OR_RETURN(ModelOptions mo, WithModelDefaults(o.model, o.model_options));
   if (!o.dataset) return mo;
@@ -58,23 +58,21 @@ StatusOr<ModelOptions> ResolveModelOptions(const BenchmarkOptions& o) {
   return mo;
 }
 
-// A dataset name unique to this RunBenchmark call (the DatasetBatch op reads it
-// by name).
+// A dataset name unique to this RunBenchmark call (the DatasetBatch op reads it by name).
 std::string UniqueDatasetName(const datasets::Dataset& d) {
   static std::atomic<int64_t> counter{0};
   return "benchmark/" + std::to_string(counter++) + "/" + d.name;
 }
 
-// What one step feeds, fetches and runs in each mode. fetches[0] is the loss
-// except in forward mode (the logits).
+// What one step feeds, fetches and runs in each mode. fetches[0] is the loss except in forward
+// mode (the logits).
 struct StepSignature {
   std::vector<Session::NamedTensor> feeds;
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
 };
 
-// Synthetic input: one batch of random images and labels
-// (datasets/synthetic.h), fed every step.
+// Synthetic input: one batch of random images and labels (datasets/synthetic.h), fed every step.
 StatusOr<StepSignature> MakeSignature(const BenchmarkOptions& o, const ModelOptions& mo,
                                       const Model& m) {
   StepSignature sig;
@@ -134,8 +132,7 @@ nlohmann::json ConfigJson(const BenchmarkOptions& o, const ModelOptions& mo) {
           {"data", o.dataset ? o.dataset->name : "synthetic"}};
 }
 
-// One step: its wall time, loss (NaN in forward mode) and per-device peak
-// bytes.
+// One step: its wall time, loss (NaN in forward mode) and per-device peak bytes.
 struct StepOutcome {
   double ms = 0;
   double loss = kNaN;
@@ -166,9 +163,8 @@ struct Loop {
   const BenchmarkCallbacks& callbacks;
 };
 
-// Runs `steps` steps of `phase`; global step numbers continue from *step. Timed
-// steps go into `result` (times, peak bytes, the trace's /steps); traced steps
-// into the trace only.
+// Runs `steps` steps of `phase`; global step numbers continue from *step. Timed steps go into
+// `result` (times, peak bytes, the trace's /steps); traced steps into the trace only.
 Status RunPhase(const Loop& l, BenchmarkPhase phase, int64_t steps, int64_t* step,
                 BenchmarkResult* result) {
   const Clock::time_point start = Clock::now();
@@ -208,10 +204,9 @@ int64_t CountParameters(const Model& m) {
   return n;
 }
 
-// HOOK(model_stats): the forward FLOPs per example.
-// experiments/models/model_stats.h (branch h-convnets) counts them from the
-// graph; until it is merged this returns nothing and the header and metrics
-// JSON say "unknown"/null. Wire it here: FLOPs of the forward pass of one batch
+// HOOK(model_stats): the forward FLOPs per example. experiments/models/model_stats.h (branch
+// h-convnets) counts them from the graph; until it is merged this returns nothing and the header
+// and metrics JSON say "unknown"/null. Wire it here: FLOPs of the forward pass of one batch
 // divided by the batch size.
 std::optional<double> ForwardFlopsPerExample(const Model& /*model*/, int64_t /*batch_size*/) {
   return std::nullopt;

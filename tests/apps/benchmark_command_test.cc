@@ -1,13 +1,14 @@
-// `flowbench benchmark` end to end: the forward-only and the full training step
-// of lenet at a tiny batch, the metrics JSON fields docs/benchmarks.md
-// documents, refusals naming the flag, and a tiny --trace.
+// `flowbench benchmark` end to end: the forward-only and the full training step of lenet at a
+// tiny batch, the metrics JSON fields docs/benchmarks.md documents, refusals naming the flag,
+// and a tiny --trace.
 #include <sys/wait.h>
 
-#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "engine/trace/trace_reader.h"
 #include "tests/engine/trace/temp_dir.h"
@@ -15,8 +16,7 @@
 namespace fb {
 namespace {
 
-// Runs `flowbench benchmark ARGS` in a fresh directory, stdout and stderr in
-// files.
+// Runs `flowbench benchmark ARGS` in a fresh directory, stdout and stderr in files.
 struct BenchmarkCli {
   test::TempDir temp;
   std::string dir = temp.path();

@@ -1,11 +1,11 @@
-// The measurement loop of `flowbench benchmark`: every mode runs the model at
-// its default input shape and reports times, parameters, peak memory;
-// forward-backward computes gradients without updating the weights; a dataset
-// must fit the model.
+// The measurement loop of `flowbench benchmark`: every mode runs the model at its default input
+// shape and reports times, parameters, peak memory; forward-backward computes gradients without
+// updating the weights; a dataset must fit the model.
 #include "experiments/training/benchmark.h"
 
-#include <catch2/catch.hpp>
 #include <cmath>
+
+#include <catch2/catch.hpp>
 
 #include "datasets/synthetic.h"
 
@@ -52,8 +52,7 @@ TEST_CASE("RunBenchmark times lenet in every mode at a tiny batch", "[experiment
     CHECK(r.example_unit == "images");
     CHECK(r.data == "synthetic");
     CHECK(r.image_shape == std::vector<int64_t>{28, 28, 1});
-    // conv1 5*5*1*6+6, conv2 5*5*6*16+16, fc1 400*120+120, fc2 120*84+84,
-    // logits 84*10+10.
+    // conv1 5*5*1*6+6, conv2 5*5*6*16+16, fc1 400*120+120, fc2 120*84+84, logits 84*10+10.
     CHECK(r.parameter_count == 156 + 2416 + 48120 + 10164 + 850);
     REQUIRE(r.peak_bytes.size() == 1);
     // At least the weights (4 bytes each) are resident during a step.

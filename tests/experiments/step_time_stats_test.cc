@@ -1,10 +1,10 @@
-// Step-time summaries of `flowbench benchmark` against hand-computed values
-// (tf_cnn_benchmarks' definitions: mean speed, its standard error, 1.4826 *
-// median absolute deviation).
+// Step-time summaries of `flowbench benchmark` against hand-computed values (tf_cnn_benchmarks'
+// definitions: mean speed, its standard error, 1.4826 * median absolute deviation).
 #include "experiments/training/step_time_stats.h"
 
-#include <catch2/catch.hpp>
 #include <cmath>
+
+#include <catch2/catch.hpp>
 
 namespace fb::experiments {
 namespace {
