@@ -1,77 +1,36 @@
 // `flowbench benchmark` end to end: the forward-only and the full training step of lenet at a
 // tiny batch, the metrics JSON fields docs/benchmarks.md documents, refusals naming the flag,
 // and a tiny --trace.
-#include <sys/wait.h>
-
-#include <cstdlib>
-#include <fstream>
-#include <string>
-
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "engine/trace/trace_reader.h"
-#include "tests/engine/trace/temp_dir.h"
+#include "tests/apps/cli.h"
 
 namespace fb {
 namespace {
 
-// Runs `flowbench benchmark ARGS` in a fresh directory, stdout and stderr in files.
-struct BenchmarkCli {
-  test::TempDir temp;
-  std::string dir = temp.path();
-  int Run(const std::string& args) {
-    const std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench benchmark " + args + " > " +
-                            dir + "/out.txt 2> " + dir + "/err.txt";
-    const int rc = std::system(cmd.c_str());
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
-  }
-  std::string Read(const std::string& name) const {
-    std::ifstream in(dir + "/" + name);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
+// Runs `flowbench benchmark ARGS` in a fresh directory (stdout and stderr in files there).
+struct BenchmarkCli : test::Cli {
+  int Run(const std::string& args) { return test::Cli::Run("benchmark " + args); }
 };
 
 const char* kTiny =
-    "--model lenet --batch-size 2 --num-batches 3 --num-warmup-batches 1 "
-    "--threads 1 ";
+    "--model lenet --batch-size 2 --num-batches 3 --num-warmup-batches 1 --threads 1 ";
 
 // The fields docs/benchmarks.md lists.
-const char* kJsonFields[] = {"schema",
-                             "model",
-                             "mode",
-                             "batch_size",
-                             "examples_per_step",
-                             "example_unit",
-                             "num_batches",
-                             "num_warmup_batches",
-                             "optimizer",
-                             "learning_rate",
-                             "threads",
-                             "blas_threads",
-                             "devices",
-                             "placer",
-                             "seed",
-                             "data",
-                             "image_shape",
-                             "num_classes",
-                             "parameter_count",
-                             "forward_flops_per_example",
-                             "ms_per_step_median",
-                             "ms_per_step_p10",
-                             "ms_per_step_p90",
-                             "ms_per_step_mean",
-                             "examples_per_sec_mean",
-                             "examples_per_sec_uncertainty",
-                             "examples_per_sec_jitter",
-                             "examples_per_sec_median",
-                             "examples_per_sec_total",
-                             "peak_bytes_per_device",
-                             "peak_rss_bytes",
-                             "final_loss",
-                             "step_ms",
-                             "trace",
-                             "wall_s"};
+// clang-format off
+const char* kJsonFields[] = {
+    "schema", "model", "mode", "batch_size", "examples_per_step", "example_unit",
+    "num_batches", "num_warmup_batches", "optimizer", "learning_rate", "threads",
+    "blas_threads", "devices", "placer", "seed", "data", "image_shape", "num_classes",
+    "parameter_count", "forward_flops_per_example", "ms_per_step_median", "ms_per_step_p10",
+    "ms_per_step_p90", "ms_per_step_mean", "examples_per_sec_mean",
+    "examples_per_sec_uncertainty", "examples_per_sec_jitter", "examples_per_sec_median",
+    "examples_per_sec_total", "peak_bytes_per_device", "peak_rss_bytes", "final_loss",
+    "step_ms", "trace", "wall_s"};
+// clang-format on
 
 TEST_CASE(
     "flowbench benchmark runs lenet forward-only and the full step and "
@@ -114,15 +73,9 @@ TEST_CASE(
   }
 }
 
-// Runs ARGS, expecting a refusal whose message names `flag` and quotes `value`.
 void ExpectRejected(BenchmarkCli& cli, const std::string& args, const std::string& flag,
                     const std::string& value) {
-  INFO("flowbench benchmark " << args);
-  const int rc = cli.Run(args);
-  INFO("stderr: " << cli.Read("err.txt"));
-  CHECK(rc != 0);
-  CHECK(rc < 128);
-  CHECK_THAT(cli.Read("err.txt"), Catch::Contains(flag) && Catch::Contains(value));
+  test::ExpectRejected(cli, "benchmark " + args, flag, value);
 }
 
 TEST_CASE("flowbench benchmark refuses bad flags naming the flag", "[apps][benchmark]") {
