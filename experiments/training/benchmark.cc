@@ -212,6 +212,34 @@ std::optional<double> ForwardFlopsPerExample(const Model& /*model*/, int64_t /*b
   return std::nullopt;
 }
 
+// The result's description of the run (everything but the measurements).
+BenchmarkResult Describe(const BenchmarkOptions& o, const ModelOptions& mo, const Model& model) {
+  BenchmarkResult r;
+  r.model = o.model;
+  r.mode = o.mode;
+  r.data = o.dataset ? o.dataset->name : "synthetic";
+  r.image_shape = mo.image_shape;
+  r.num_classes = mo.num_classes;
+  r.batch_size = mo.batch_size;
+  r.examples_per_step = model.examples_per_step;
+  r.example_unit = model.example_unit;
+  r.parameter_count = CountParameters(model);
+  r.forward_flops_per_example = ForwardFlopsPerExample(model, mo.batch_size);
+  return r;
+}
+
+// The trace writer with the session's graph, or null without --trace.
+StatusOr<std::unique_ptr<TraceWriter>> OpenTrace(const BenchmarkOptions& o,
+                                                 const ModelOptions& mo, const Session& session) {
+  if (o.trace_path.empty()) return std::unique_ptr<TraceWriter>();
+  TraceMetadata meta = o.trace_metadata;
+  meta.seed = mo.seed;
+  meta.config_json = ConfigJson(o, mo).dump();
+  ASSIGN_OR_RETURN(std::unique_ptr<TraceWriter> trace, TraceWriter::Create(o.trace_path, meta));
+  RETURN_IF_ERROR(trace->AddGraph(session.graph()));
+  return trace;
+}
+
 }  // namespace
 
 const char* BenchmarkModeName(BenchmarkMode mode) {
@@ -285,31 +313,14 @@ StatusOr<BenchmarkResult> RunBenchmark(const BenchmarkOptions& o,
   ASSIGN_OR_RETURN(StepSignature sig, MakeSignature(o, mo, model));
   ASSIGN_OR_RETURN(std::unique_ptr<Session> session, MakeSession(model, o));
 
-  BenchmarkResult r;
-  r.model = o.model;
-  r.mode = o.mode;
-  r.data = o.dataset ? o.dataset->name : "synthetic";
-  r.image_shape = mo.image_shape;
-  r.num_classes = mo.num_classes;
-  r.batch_size = mo.batch_size;
-  r.examples_per_step = model.examples_per_step;
-  r.example_unit = model.example_unit;
-  r.parameter_count = CountParameters(model);
-  r.forward_flops_per_example = ForwardFlopsPerExample(model, mo.batch_size);
-
+  BenchmarkResult r = Describe(o, mo, model);
   if (callbacks.built) callbacks.built(r);
   int64_t step = 0;
   Loop loop{o, session.get(), sig, nullptr, callbacks};
   RETURN_IF_ERROR(RunPhase(loop, BenchmarkPhase::kWarmup, o.num_warmup_batches, &step, &r));
-  std::unique_ptr<TraceWriter> trace;
-  if (!o.trace_path.empty()) {
-    TraceMetadata meta = o.trace_metadata;
-    meta.seed = mo.seed;
-    meta.config_json = ConfigJson(o, mo).dump();
-    ASSIGN_OR_RETURN(trace, TraceWriter::Create(o.trace_path, meta));
-    RETURN_IF_ERROR(trace->AddGraph(session->graph()));
-    loop.trace = trace.get();
-  }
+  // Created after the warm-up, so that the graph it records carries the assigned devices.
+  ASSIGN_OR_RETURN(std::unique_ptr<TraceWriter> trace, OpenTrace(o, mo, *session));
+  loop.trace = trace.get();
   const Clock::time_point timed = Clock::now();
   RETURN_IF_ERROR(RunPhase(loop, BenchmarkPhase::kTiming, o.num_batches, &step, &r));
   r.total_examples_per_sec =
