@@ -41,7 +41,7 @@ Status WriteMetricsJson(const std::string& path, const experiments::LstmLmConfig
   return WriteJsonFile(path, j);
 }
 
-Status Run(LstmFlags& f, const std::vector<std::string>& argv) {
+Status Run(LstmFlags& f) {
   experiments::LstmLmConfig& config = f.config;
   if (!config.trace_path.empty()) config.trace_metadata = RealRunTraceMetadata(config.trace_path);
   ASSIGN_OR_RETURN(experiments::LstmLmResult r, experiments::TrainLstmLm(config, &std::cout));
@@ -87,7 +87,7 @@ FB_REGISTER_COMMAND("lstm", [](CLI::App* app) {
       ->check(IntRange(0, kMaxSteps))->capture_default_str();
   cmd->add_option("--metrics-json", f->metrics_json, "Write the run's metrics as JSON");
   cmd->callback([f]() {
-    if (Status s = Run(*f, ProcessArgs()); !s.ok()) Fail("lstm", s);
+    if (Status s = Run(*f); !s.ok()) Fail("lstm", s);
   });
 });
 
