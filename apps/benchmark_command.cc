@@ -4,11 +4,10 @@
 //   flowbench benchmark --model lenet --batch-size 64 --num-batches 100 --num-warmup-batches 10
 //     [--forward-only | --mode forward|forward-backward|train] --optimizer sgd --threads 2
 //     [--dataset fashion-mnist] [--devices cpu:2] [--trace out/b.h5] [--metrics-json out/b.json]
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
-
-#include <fmt/format.h>
 
 #include "apps/benchmark_report.h"
 #include "apps/command_files.h"
@@ -31,12 +30,16 @@ struct BenchmarkFlags {
 };
 
 // "synthetic" (null), "fashion-mnist" (the Debian package's directory) or a directory of
-// MNIST-format IDX files: their training split.
-StatusOr<std::shared_ptr<const datasets::Dataset>> LoadDataset(const std::string& name) {
+// MNIST-format IDX files: their training split, which must fit the model (errors name the flag).
+StatusOr<std::shared_ptr<const datasets::Dataset>> LoadDataset(const std::string& name,
+                                                               const std::string& model,
+                                                               int64_t batch_size) {
   if (name == "synthetic") return std::shared_ptr<const datasets::Dataset>();
   const std::string dir = name == "fashion-mnist" ? datasets::kFashionMnistDir : name;
   auto d = datasets::LoadMnistFormat(dir, datasets::Split::kTrain, name);
   if (!d.ok()) return d.status().WithPrefix("--dataset " + name + ": ");
+  Status fits = experiments::CheckDatasetFitsModel(model, **d, batch_size);
+  if (!fits.ok()) return fits.WithPrefix("--dataset " + name + ": ");
   return d;
 }
 
@@ -67,7 +70,7 @@ Status RunBenchmarkCommand(BenchmarkFlags& f) {
   }
   experiments::BenchmarkOptions& o = f.info.options;
   ASSIGN_OR_RETURN(o.mode, experiments::ParseBenchmarkMode(f.forward_only ? "forward" : f.mode));
-  ASSIGN_OR_RETURN(o.dataset, LoadDataset(f.dataset));
+  ASSIGN_OR_RETURN(o.dataset, LoadDataset(f.dataset, o.model, o.model_options.batch_size));
   if (!o.trace_path.empty()) o.trace_metadata = RealRunTraceMetadata(o.trace_path);
   SetBlasThreads(f.info.blas_threads);
   TrainProgress progress(stdout, isatty(fileno(stdout)) != 0);

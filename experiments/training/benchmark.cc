@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "datasets/synthetic.h"
@@ -39,22 +38,7 @@ Status CheckOptions(const BenchmarkOptions& o) {
 // The model's registered input shape and classes; checks that the dataset, if any, fits them.
 StatusOr<ModelOptions> ResolveModelOptions(const BenchmarkOptions& o) {
   ASSIGN_OR_RETURN(ModelOptions mo, WithModelDefaults(o.model, o.model_options));
-  if (!o.dataset) return mo;
-  const datasets::Dataset& d = *o.dataset;
-  if (d.image_shape() != mo.image_shape) {
-    return InvalidArgument("dataset '", d.name, "' has images of shape ",
-                           TensorShape(d.image_shape()).DebugString(), " but model '", o.model,
-                           "' takes ", TensorShape(mo.image_shape).DebugString(),
-                           ": use a dataset of the model's input shape, or synthetic input");
-  }
-  if (d.num_classes > mo.num_classes) {
-    return InvalidArgument("dataset '", d.name, "' has ", d.num_classes, " classes but model '",
-                           o.model, "' has ", mo.num_classes, " outputs");
-  }
-  if (d.size() < mo.batch_size) {
-    return InvalidArgument("dataset '", d.name, "' has ", d.size(),
-                           " examples, fewer than one batch of ", mo.batch_size);
-  }
+  if (o.dataset) RETURN_IF_ERROR(CheckDatasetFitsModel(o.model, *o.dataset, mo.batch_size));
   return mo;
 }
 
@@ -229,8 +213,8 @@ BenchmarkResult Describe(const BenchmarkOptions& o, const ModelOptions& mo, cons
 }
 
 // The trace writer with the session's graph, or null without --trace.
-StatusOr<std::unique_ptr<TraceWriter>> OpenTrace(const BenchmarkOptions& o,
-                                                 const ModelOptions& mo, const Session& session) {
+StatusOr<std::unique_ptr<TraceWriter>> OpenTrace(const BenchmarkOptions& o, const ModelOptions& mo,
+                                                 const Session& session) {
   if (o.trace_path.empty()) return std::unique_ptr<TraceWriter>();
   TraceMetadata meta = o.trace_metadata;
   meta.seed = mo.seed;
@@ -241,6 +225,26 @@ StatusOr<std::unique_ptr<TraceWriter>> OpenTrace(const BenchmarkOptions& o,
 }
 
 }  // namespace
+
+Status CheckDatasetFitsModel(const std::string& model, const datasets::Dataset& d,
+                             int64_t batch_size) {
+  ASSIGN_OR_RETURN(ModelDefaults m, LookupDefaults(model));
+  if (d.image_shape() != m.image_shape) {
+    return InvalidArgument("dataset '", d.name, "' has images of shape ",
+                           TensorShape(d.image_shape()).DebugString(), " but model '", model,
+                           "' takes ", TensorShape(m.image_shape).DebugString(),
+                           ": use a dataset of the model's input shape, or synthetic input");
+  }
+  if (d.num_classes > m.num_classes) {
+    return InvalidArgument("dataset '", d.name, "' has ", d.num_classes, " classes but model '",
+                           model, "' has ", m.num_classes, " outputs");
+  }
+  if (d.size() < batch_size) {
+    return InvalidArgument("dataset '", d.name, "' has ", d.size(),
+                           " examples, fewer than one batch of ", batch_size);
+  }
+  return Status::OK();
+}
 
 const char* BenchmarkModeName(BenchmarkMode mode) {
   switch (mode) {

@@ -111,6 +111,13 @@ struct BenchmarkCallbacks {
 StatusOr<BenchmarkResult> RunBenchmark(const BenchmarkOptions& options,
                                        const BenchmarkCallbacks& callbacks = {});
 
+// Whether `dataset` can feed model `model` at `batch_size`: its images have the model's input
+// shape (LookupDefaults), its classes are no more than the model's outputs and it holds at least
+// one batch. InvalidArgument naming the dataset, the model and both shapes (or counts)
+// otherwise; NotFound for an unknown model.
+Status CheckDatasetFitsModel(const std::string& model, const datasets::Dataset& dataset,
+                             int64_t batch_size);
+
 // This process's peak resident set size in bytes (getrusage ru_maxrss), 0 if unavailable.
 int64_t ProcessPeakRssBytes();
 

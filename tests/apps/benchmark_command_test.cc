@@ -2,9 +2,12 @@
 // tiny batch, the metrics JSON fields docs/benchmarks.md documents, refusals naming the flag,
 // and a tiny --trace.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "datasets/fashion_mnist.h"
+#include "datasets/idx_reader.h"
 #include "engine/trace/trace_reader.h"
 #include "tests/apps/cli.h"
 
@@ -92,6 +95,39 @@ TEST_CASE("flowbench benchmark refuses bad flags naming the flag", "[apps][bench
   ExpectRejected(cli, "--forward-only --mode train", "--mode", "--forward-only");
   ExpectRejected(cli, std::string(kTiny) + "--dataset " + cli.dir + "/none", "--dataset",
                  cli.dir + "/none");
+}
+
+// Writes `n` MNIST-format training examples of rows x cols pixels into `dir`.
+void WriteIdxTrainSplit(const std::string& dir, int64_t n, int64_t rows, int64_t cols) {
+  datasets::IdxArray images{{n, rows, cols}, std::vector<uint8_t>(n * rows * cols, 128)};
+  datasets::IdxArray labels{{n}, {}};
+  for (int64_t i = 0; i < n; ++i) labels.data.push_back(static_cast<uint8_t>(i % 10));
+  REQUIRE(
+      datasets::WriteIdxFile(dir + "/" + datasets::MnistImagesFile(datasets::Split::kTrain), images)
+          .ok());
+  REQUIRE(
+      datasets::WriteIdxFile(dir + "/" + datasets::MnistLabelsFile(datasets::Split::kTrain), labels)
+          .ok());
+}
+
+TEST_CASE("flowbench benchmark --dataset reads IDX files that fit the model and names the flag",
+          "[apps][benchmark]") {
+  BenchmarkCli cli;
+  std::filesystem::create_directories(cli.dir + "/fits");
+  WriteIdxTrainSplit(cli.dir + "/fits", 4, 28, 28);
+  const int rc = cli.Run(std::string(kTiny) + "--dataset " + cli.dir + "/fits --metrics-json " +
+                         cli.dir + "/m.json");
+  INFO(cli.Stderr());
+  REQUIRE(rc == 0);
+  auto j = nlohmann::json::parse(cli.Read("m.json"));
+  CHECK(j["data"] == cli.dir + "/fits train");  // the name LoadMnistFormat gives the split
+
+  std::filesystem::create_directories(cli.dir + "/small");
+  WriteIdxTrainSplit(cli.dir + "/small", 4, 8, 8);
+  ExpectRejected(cli, std::string(kTiny) + "--dataset " + cli.dir + "/small", "--dataset",
+                 "[8,8,1] but model 'lenet' takes [28,28,1]");
+  ExpectRejected(cli, "--model lenet --batch-size 8 --dataset " + cli.dir + "/fits", "--dataset",
+                 "fewer than one batch of 8");
 }
 
 TEST_CASE("flowbench benchmark --help lists the modes without issue numbers", "[apps][benchmark]") {
