@@ -37,6 +37,17 @@ CLI::Validator IntRange(int64_t lo, int64_t hi) {
   return CLI::Validator(check, fmt::format("integer in [{}, {}]", lo, hi), kNumberCheckName);
 }
 
+CLI::Validator DevicesCheck() {
+  return CLI::Validator(
+      [](std::string& spec) -> std::string {
+        const size_t colon = spec.find(':');
+        std::string count = colon == std::string::npos ? "" : spec.substr(colon + 1);
+        if (colon != std::string::npos && IntRange(1, kMaxThreads)(count).empty()) return "";
+        return fmt::format("must be cpu:N with N in [1, {}], got '{}'", kMaxThreads, spec);
+      },
+      "cpu:N");
+}
+
 std::string UncheckedNumericFlag(CLI::App* app) {
   for (CLI::Option* opt : app->get_options()) {
     const std::string type = opt->get_type_name();

@@ -35,6 +35,10 @@ CLI::Validator IntRange(int64_t lo, int64_t hi);
 // An integer in [1, max]: a count of things that must exist (batch size, threads, steps).
 inline CLI::Validator PositiveCount(int64_t max) { return IntRange(1, max); }
 
+// `--devices` of the commands that run on local CPU devices (train, benchmark): "cpu:N" with N
+// in [1, kMaxThreads] (each device gets at least one thread).
+CLI::Validator DevicesCheck();
+
 // Every option of `app` and its subcommands whose type is a number (CLI11 type FLOAT, INT or
 // UINT) must carry FiniteRange or IntRange. Returns "" or the first offender ("train --lr").
 std::string UncheckedNumericFlag(CLI::App* app);

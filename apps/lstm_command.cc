@@ -4,13 +4,12 @@
 //     --lr 0.005 --threads 2 --blas-threads 1 --seed 1 --trace out/lstm.h5
 //     --metrics-json out/lstm-metrics.json
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/command_files.h"
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
 #include "experiments/models/lstm_lm.h"
@@ -45,27 +44,12 @@ Status WriteMetricsJson(const std::string& path, const LstmFlags& f,
                       {"heldout_perplexity", r.heldout_perplexity},
                       {"ms_per_step_median", median}, {"train_s", r.train_seconds},
                       {"train_cpu_s", r.train_cpu_seconds}};
-  const std::filesystem::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  std::ofstream out(path);
-  out << j.dump(2) << "\n";
-  out.close();
-  if (!out) return Internal("cannot write metrics JSON '", path, "'");
-  return Status::OK();
+  return WriteJsonFile(path, j);
 }
 
-Status Run(LstmFlags& f, const std::vector<std::string>& argv) {
+Status Run(LstmFlags& f) {
   experiments::LstmLmConfig& config = f.config;
-  if (!config.trace_path.empty()) {
-    std::vector<const char*> args;
-    for (const std::string& a : argv) args.push_back(a.c_str());
-    config.trace_metadata =
-        DefaultTraceMetadata(TraceMode::kReal, static_cast<int>(args.size()), args.data());
-    const std::filesystem::path p(config.trace_path);
-    std::error_code ec;
-    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  }
+  if (!config.trace_path.empty()) config.trace_metadata = RealRunTraceMetadata(config.trace_path);
   SetBlasThreads(f.blas_threads);
   ASSIGN_OR_RETURN(experiments::LstmLmResult r, experiments::TrainLstmLm(config, &std::cout));
   std::cout << fmt::format(
@@ -113,7 +97,7 @@ FB_REGISTER_COMMAND("lstm", [](CLI::App* app) {
       ->check(IntRange(0, kMaxSteps))->capture_default_str();
   cmd->add_option("--metrics-json", f->metrics_json, "Write the run's metrics as JSON");
   cmd->callback([f]() {
-    if (Status s = Run(*f, ProcessArgs()); !s.ok()) Fail("lstm", s);
+    if (Status s = Run(*f); !s.ok()) Fail("lstm", s);
   });
 });
 

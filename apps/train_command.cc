@@ -8,13 +8,12 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "apps/command_files.h"
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
 #include "apps/train_progress.h"
@@ -83,14 +82,7 @@ Status WriteMetricsJson(const std::string& path, const TrainFlags& f,
                       {"first_step", r.first_step},
                       {"final_loss", r.losses.empty() ? 0.0 : r.losses.back()},
                       {"wall_s", r.wall_s}};
-  const std::filesystem::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  std::ofstream out(path);
-  out << j.dump(2) << "\n";
-  out.close();
-  if (!out) return Internal("cannot write metrics JSON '", path, "'");
-  return Status::OK();
+  return WriteJsonFile(path, j);
 }
 
 Status RunTrain(TrainFlags& f) {
@@ -99,14 +91,7 @@ Status RunTrain(TrainFlags& f) {
     return InvalidArgument("--resume needs --checkpoint-dir");
   }
   if (!f.options.trace_path.empty()) {
-    std::vector<std::string> args = ProcessArgs();
-    std::vector<const char*> argv;
-    for (const std::string& a : args) argv.push_back(a.c_str());
-    f.options.trace_metadata =
-        DefaultTraceMetadata(TraceMode::kReal, static_cast<int>(argv.size()), argv.data());
-    const std::filesystem::path p(f.options.trace_path);
-    std::error_code ec;
-    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+    f.options.trace_metadata = RealRunTraceMetadata(f.options.trace_path);
   }
   SetBlasThreads(f.blas_threads);
   KeepFreedMemory();
@@ -125,19 +110,6 @@ Status RunTrain(TrainFlags& f) {
   std::fflush(stdout);
   if (!f.metrics_json.empty()) RETURN_IF_ERROR(WriteMetricsJson(f.metrics_json, f, r));
   return Status::OK();
-}
-
-// "cpu:N" with N in [1, kMaxThreads] (each device gets at least one thread).
-CLI::Validator DevicesCheck() {
-  return CLI::Validator(
-      [](std::string& spec) -> std::string {
-        const size_t colon = spec.find(':');
-        std::string count = colon == std::string::npos ? "" : spec.substr(colon + 1);
-        std::string n = count;
-        if (colon != std::string::npos && IntRange(1, kMaxThreads)(n).empty()) return "";
-        return fmt::format("must be cpu:N with N in [1, {}], got '{}'", kMaxThreads, spec);
-      },
-      "cpu:N");
 }
 
 void Setup(CLI::App* app) {

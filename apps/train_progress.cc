@@ -1,5 +1,6 @@
 #include "apps/train_progress.h"
 
+#include <cmath>
 #include <string>
 
 #include <fmt/format.h>
@@ -18,8 +19,10 @@ void TrainProgress::Update(const experiments::StepProgress& p) {
   const double eta = rate > 0 ? (p.total_steps - p.step) / rate : 0;
   const int64_t epoch = p.steps_per_epoch > 0 ? (p.step - 1) / p.steps_per_epoch + 1 : 1;
   const int64_t epochs = p.steps_per_epoch > 0 ? p.total_steps / p.steps_per_epoch : 1;
-  std::string stats = fmt::format("epoch {}/{} step {}/{} loss {:.4f} {:.1f} steps/s ETA {:.0f}s",
-                                  epoch, epochs, p.step, p.total_steps, p.loss, rate, eta);
+  std::string stats = phase_.empty() ? fmt::format("epoch {}/{}", epoch, epochs) : phase_;
+  stats += fmt::format(" step {}/{}", p.step, p.total_steps);
+  if (!std::isnan(p.loss)) stats += fmt::format(" loss {:.4f}", p.loss);
+  stats += fmt::format(" {:.1f} steps/s ETA {:.0f}s", rate, eta);
   if (tty_) {
     constexpr int kWidth = 30;
     const int filled = p.total_steps > 0 ? static_cast<int>(kWidth * p.step / p.total_steps) : 0;
@@ -35,6 +38,7 @@ void TrainProgress::Update(const experiments::StepProgress& p) {
 
 void TrainProgress::Finish() {
   if (tty_ && drawn_) std::fprintf(out_, "\n");
+  drawn_ = false;
   std::fflush(out_);
 }
 

@@ -222,6 +222,7 @@ StatusOr<Model> BuildModel(const std::string& name, const ModelOptions& o) {
   RETURN_IF_ERROR(ValidateOptions(o));
   Model m;
   m.name = name;
+  m.examples_per_step = o.batch_size;
   const Scope& root = m.scope;
   std::vector<Output> initializers;
   VariableStore vars(o.seed);

@@ -1,0 +1,342 @@
+#include "experiments/training/benchmark.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "datasets/synthetic.h"
+#include "engine/placement/device_config.h"
+#include "engine/runtime/session.h"
+#include "engine/runtime/step_stats.h"
+#include "engine/trace/trace_writer.h"
+
+namespace fb::experiments {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+Status CheckOptions(const BenchmarkOptions& o) {
+  if (o.num_batches < 1) return InvalidArgument("num_batches must be >= 1, got ", o.num_batches);
+  if (o.num_warmup_batches < 0) {
+    return InvalidArgument("num_warmup_batches must be >= 0, got ", o.num_warmup_batches);
+  }
+  if (o.threads < 1) return InvalidArgument("threads must be >= 1, got ", o.threads);
+  if (o.trace_steps < 0) return InvalidArgument("trace_steps must be >= 0, got ", o.trace_steps);
+  return Status::OK();
+}
+
+// The model's registered input shape and classes; checks that the dataset, if any, fits them.
+StatusOr<ModelOptions> ResolveModelOptions(const BenchmarkOptions& o) {
+  ASSIGN_OR_RETURN(ModelOptions mo, WithModelDefaults(o.model, o.model_options));
+  if (o.dataset) RETURN_IF_ERROR(CheckDatasetFitsModel(o.model, *o.dataset, mo.batch_size));
+  return mo;
+}
+
+// A dataset name unique to this RunBenchmark call (the DatasetBatch op reads it by name).
+std::string UniqueDatasetName(const datasets::Dataset& d) {
+  static std::atomic<int64_t> counter{0};
+  return "benchmark/" + std::to_string(counter++) + "/" + d.name;
+}
+
+// What one step feeds, fetches and runs in each mode. fetches[0] is the loss except in forward
+// mode (the logits).
+struct StepSignature {
+  std::vector<Session::NamedTensor> feeds;
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+};
+
+// Synthetic input: one batch of random images and labels (datasets/synthetic.h), fed every step.
+StatusOr<StepSignature> MakeSignature(const BenchmarkOptions& o, const ModelOptions& mo,
+                                      const Model& m) {
+  StepSignature sig;
+  if (!o.dataset) {
+    datasets::SyntheticOptions so;
+    so.num_examples = mo.batch_size;
+    so.image_shape = mo.image_shape;
+    so.num_classes = mo.num_classes;
+    so.seed = static_cast<uint64_t>(mo.seed);
+    ASSIGN_OR_RETURN(std::shared_ptr<const datasets::Dataset> batch,
+                     datasets::MakeSyntheticDataset(so));
+    sig.feeds.emplace_back(m.images, batch->images);
+    if (o.mode != BenchmarkMode::kForward) sig.feeds.emplace_back(m.labels, batch->labels);
+  }
+  switch (o.mode) {
+    case BenchmarkMode::kForward:
+      sig.fetches = {m.logits};
+      break;
+    case BenchmarkMode::kForwardBackward:
+      sig.fetches = {m.loss};
+      sig.fetches.insert(sig.fetches.end(), m.gradients.begin(), m.gradients.end());
+      break;
+    case BenchmarkMode::kTrain:
+      sig.fetches = {m.loss};
+      sig.targets = {m.train_op};
+      break;
+  }
+  return sig;
+}
+
+StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const BenchmarkOptions& o) {
+  SessionOptions so;
+  RETURN_IF_ERROR(ApplyDevicesFlag(o.devices, &so.device_options));
+  so.device_options.threads_per_cpu = std::max(1, o.threads / so.device_options.num_cpu_devices);
+  so.placer = o.placer;
+  ASSIGN_OR_RETURN(auto session, Session::Create(so));
+  RETURN_IF_ERROR(session->Extend(model.scope.ToGraphDef()));
+  std::vector<Tensor> none;
+  RETURN_IF_ERROR(session->Run({}, {}, {model.init}, &none));
+  return session;
+}
+
+nlohmann::json ConfigJson(const BenchmarkOptions& o, const ModelOptions& mo) {
+  return {{"command", "benchmark"},
+          {"model", o.model},
+          {"mode", BenchmarkModeName(o.mode)},
+          {"batch_size", mo.batch_size},
+          {"optimizer", mo.optimizer},
+          {"learning_rate", mo.learning_rate},
+          {"seed", mo.seed},
+          {"threads", o.threads},
+          {"devices", o.devices},
+          {"placer", o.placer},
+          {"num_batches", o.num_batches},
+          {"num_warmup_batches", o.num_warmup_batches},
+          {"image_shape", mo.image_shape},
+          {"data", o.dataset ? o.dataset->name : "synthetic"}};
+}
+
+// One step: its wall time, loss (NaN in forward mode) and per-device peak bytes.
+struct StepOutcome {
+  double ms = 0;
+  double loss = kNaN;
+  int64_t start_ns = 0, end_ns = 0;
+  RunMetadata metadata;
+};
+
+StatusOr<StepOutcome> RunStep(Session* session, const StepSignature& sig, BenchmarkMode mode,
+                              bool trace) {
+  StepOutcome s;
+  RunOptions ro;
+  ro.trace = trace;
+  std::vector<Tensor> out;
+  s.start_ns = NowNs();
+  const Clock::time_point t0 = Clock::now();
+  RETURN_IF_ERROR(session->Run(ro, sig.feeds, sig.fetches, sig.targets, &out, &s.metadata));
+  s.ms = SecondsSince(t0) * 1e3;
+  s.end_ns = NowNs();
+  if (mode != BenchmarkMode::kForward) s.loss = out[0].scalar<float>();
+  return s;
+}
+
+struct Loop {
+  const BenchmarkOptions& o;
+  Session* session;
+  const StepSignature& sig;
+  TraceWriter* trace;  // null for no trace
+  const BenchmarkCallbacks& callbacks;
+};
+
+// Runs `steps` steps of `phase`; global step numbers continue from *step. Timed steps go into
+// `result` (times, peak bytes, the trace's /steps); traced steps into the trace only.
+Status RunPhase(const Loop& l, BenchmarkPhase phase, int64_t steps, int64_t* step,
+                BenchmarkResult* result) {
+  const Clock::time_point start = Clock::now();
+  for (int64_t n = 0; n < steps; ++n, ++*step) {
+    const bool traced = phase == BenchmarkPhase::kTracing;
+    ASSIGN_OR_RETURN(StepOutcome s, RunStep(l.session, l.sig, l.o.mode, traced));
+    if (phase == BenchmarkPhase::kTiming) {
+      result->step_ms.push_back(s.ms);
+      result->final_loss = s.loss;
+      for (const auto& [device, bytes] : s.metadata.peak_bytes) {
+        int64_t& peak = result->peak_bytes[device];
+        peak = std::max(peak, bytes);
+      }
+    }
+    if (l.trace != nullptr && phase != BenchmarkPhase::kWarmup) {
+      if (traced) {
+        RETURN_IF_ERROR(l.trace->AddRunMetadata(*step, s.metadata, s.loss));
+      } else {
+        StepTotals totals;
+        totals.start_ns = s.start_ns;
+        totals.end_ns = s.end_ns;
+        totals.loss = s.loss;
+        totals.peak_bytes = s.metadata.peak_bytes;
+        RETURN_IF_ERROR(l.trace->AddStep(*step, {}, totals));
+      }
+      if (!std::isnan(s.loss)) RETURN_IF_ERROR(l.trace->AddMetric(*step, "loss", s.loss));
+    }
+    if (l.callbacks.step)
+      l.callbacks.step(phase, {n + 1, steps, 0, s.loss, SecondsSince(start), n + 1});
+  }
+  return Status::OK();
+}
+
+int64_t CountParameters(const Model& m) {
+  int64_t n = 0;
+  for (const ModelVariable& v : m.variables) n += v.shape.num_elements();
+  return n;
+}
+
+// HOOK(model_stats): the forward FLOPs per example. experiments/models/model_stats.h (branch
+// h-convnets) counts them from the graph; until it is merged this returns nothing and the header
+// and metrics JSON say "unknown"/null. Wire it here: FLOPs of the forward pass of one batch
+// divided by the batch size.
+std::optional<double> ForwardFlopsPerExample(const Model& /*model*/, int64_t /*batch_size*/) {
+  return std::nullopt;
+}
+
+// The result's description of the run (everything but the measurements).
+BenchmarkResult Describe(const BenchmarkOptions& o, const ModelOptions& mo, const Model& model) {
+  BenchmarkResult r;
+  r.model = o.model;
+  r.mode = o.mode;
+  r.data = o.dataset ? o.dataset->name : "synthetic";
+  r.image_shape = mo.image_shape;
+  r.num_classes = mo.num_classes;
+  r.batch_size = mo.batch_size;
+  r.examples_per_step = model.examples_per_step;
+  r.example_unit = model.example_unit;
+  r.parameter_count = CountParameters(model);
+  r.forward_flops_per_example = ForwardFlopsPerExample(model, mo.batch_size);
+  return r;
+}
+
+// The trace writer with the session's graph, or null without --trace.
+StatusOr<std::unique_ptr<TraceWriter>> OpenTrace(const BenchmarkOptions& o, const ModelOptions& mo,
+                                                 const Session& session) {
+  if (o.trace_path.empty()) return std::unique_ptr<TraceWriter>();
+  TraceMetadata meta = o.trace_metadata;
+  meta.seed = mo.seed;
+  meta.config_json = ConfigJson(o, mo).dump();
+  ASSIGN_OR_RETURN(std::unique_ptr<TraceWriter> trace, TraceWriter::Create(o.trace_path, meta));
+  RETURN_IF_ERROR(trace->AddGraph(session.graph()));
+  return trace;
+}
+
+}  // namespace
+
+Status CheckDatasetFitsModel(const std::string& model, const datasets::Dataset& d,
+                             int64_t batch_size) {
+  ASSIGN_OR_RETURN(ModelDefaults m, LookupDefaults(model));
+  if (d.image_shape() != m.image_shape) {
+    return InvalidArgument("dataset '", d.name, "' has images of shape ",
+                           TensorShape(d.image_shape()).DebugString(), " but model '", model,
+                           "' takes ", TensorShape(m.image_shape).DebugString(),
+                           ": use a dataset of the model's input shape, or synthetic input");
+  }
+  if (d.num_classes > m.num_classes) {
+    return InvalidArgument("dataset '", d.name, "' has ", d.num_classes, " classes but model '",
+                           model, "' has ", m.num_classes, " outputs");
+  }
+  if (d.size() < batch_size) {
+    return InvalidArgument("dataset '", d.name, "' has ", d.size(),
+                           " examples, fewer than one batch of ", batch_size);
+  }
+  return Status::OK();
+}
+
+const char* BenchmarkModeName(BenchmarkMode mode) {
+  switch (mode) {
+    case BenchmarkMode::kForward:
+      return "forward";
+    case BenchmarkMode::kForwardBackward:
+      return "forward-backward";
+    case BenchmarkMode::kTrain:
+      return "train";
+  }
+  return "?";
+}
+
+const char* BenchmarkModeDescription(BenchmarkMode mode) {
+  switch (mode) {
+    case BenchmarkMode::kForward:
+      return "forward pass: logits only";
+    case BenchmarkMode::kForwardBackward:
+      return "forward+backward: gradients, no update";
+    case BenchmarkMode::kTrain:
+      return "forward+backward+update: one training step";
+  }
+  return "?";
+}
+
+StatusOr<BenchmarkMode> ParseBenchmarkMode(const std::string& name) {
+  for (BenchmarkMode m :
+       {BenchmarkMode::kForward, BenchmarkMode::kForwardBackward, BenchmarkMode::kTrain}) {
+    if (name == BenchmarkModeName(m)) return m;
+  }
+  return InvalidArgument("unknown benchmark mode '", name,
+                         "' (expected forward, forward-backward or train)");
+}
+
+const char* BenchmarkPhaseName(BenchmarkPhase phase) {
+  switch (phase) {
+    case BenchmarkPhase::kWarmup:
+      return "warm-up";
+    case BenchmarkPhase::kTiming:
+      return "timing";
+    case BenchmarkPhase::kTracing:
+      return "tracing";
+  }
+  return "?";
+}
+
+int64_t ProcessPeakRssBytes() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux: kilobytes
+}
+
+StatusOr<BenchmarkResult> RunBenchmark(const BenchmarkOptions& o,
+                                       const BenchmarkCallbacks& callbacks) {
+  const Clock::time_point t0 = Clock::now();
+  RETURN_IF_ERROR(CheckOptions(o));
+  ASSIGN_OR_RETURN(ModelOptions mo, ResolveModelOptions(o));
+  struct Unregister {
+    std::string name;
+    ~Unregister() {
+      if (!name.empty()) datasets::DatasetRegistry::Global()->Unregister(name);
+    }
+  } unregister;
+  if (o.dataset) {
+    mo.dataset = UniqueDatasetName(*o.dataset);
+    RETURN_IF_ERROR(datasets::DatasetRegistry::Global()->Register(mo.dataset, o.dataset));
+    unregister.name = mo.dataset;
+  }
+  ASSIGN_OR_RETURN(Model model, BuildModel(o.model, mo));
+  ASSIGN_OR_RETURN(StepSignature sig, MakeSignature(o, mo, model));
+  ASSIGN_OR_RETURN(std::unique_ptr<Session> session, MakeSession(model, o));
+
+  BenchmarkResult r = Describe(o, mo, model);
+  if (callbacks.built) callbacks.built(r);
+  int64_t step = 0;
+  Loop loop{o, session.get(), sig, nullptr, callbacks};
+  RETURN_IF_ERROR(RunPhase(loop, BenchmarkPhase::kWarmup, o.num_warmup_batches, &step, &r));
+  // Created after the warm-up, so that the graph it records carries the assigned devices.
+  ASSIGN_OR_RETURN(std::unique_ptr<TraceWriter> trace, OpenTrace(o, mo, *session));
+  loop.trace = trace.get();
+  const Clock::time_point timed = Clock::now();
+  RETURN_IF_ERROR(RunPhase(loop, BenchmarkPhase::kTiming, o.num_batches, &step, &r));
+  r.total_examples_per_sec =
+      static_cast<double>(r.examples_per_step * o.num_batches) / SecondsSince(timed);
+  if (trace) {
+    RETURN_IF_ERROR(RunPhase(loop, BenchmarkPhase::kTracing, o.trace_steps, &step, &r));
+    RETURN_IF_ERROR(trace->Close());
+  }
+  ASSIGN_OR_RETURN(r.stats, SummarizeStepTimes(r.step_ms, r.examples_per_step));
+  r.peak_rss_bytes = ProcessPeakRssBytes();
+  r.wall_s = SecondsSince(t0);
+  return r;
+}
+
+}  // namespace fb::experiments
