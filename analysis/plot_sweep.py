@@ -49,8 +49,11 @@ def read_results(path):
     return df
 
 
-def column(df, name):
-    for candidate in (name, "metric." + name, "setting." + name):
+def column(df, name, axis=False):
+    """The column of a metric (NAME, else metric.NAME) or, with axis, of a setting (setting.NAME
+    first: a spec's `mode` axis is setting.mode, the provenance column mode is sim or real)."""
+    order = ("setting." + name, name) if axis else (name, "metric." + name, "setting." + name)
+    for candidate in order:
         if candidate in df.columns:
             return candidate
     sys.exit(f"no column '{name}'; columns: {', '.join(df.columns)}")
@@ -78,7 +81,7 @@ def ordered(values):
 def panels(df, facet):
     if not facet:
         return [(None, df)]
-    col = column(df, facet)
+    col = column(df, facet, axis=True)
     return [(v, df[df[col] == v]) for v in ordered(df[col].tolist())]
 
 
@@ -92,13 +95,15 @@ def figure(n):
 
 
 def lines(df, args):
-    x, y = column(df, args.x), column(df, args.y)
+    x, y = column(df, args.x, axis=True), column(df, args.y)
     fig, axes = figure(len(panels(df, args.facet)))
     for ax, (fv, part) in zip(axes, panels(df, args.facet)):
         xs = ordered(part[x].tolist())
         numeric = pd.api.types.is_numeric_dtype(part[x])
-        hues = [(None, part)] if not args.hue else [
-            (h, part[part[column(df, args.hue)] == h]) for h in ordered(part[column(df, args.hue)].tolist())]
+        hues = [(None, part)]
+        if args.hue:
+            hc = column(df, args.hue, axis=True)
+            hues = [(h, part[part[hc] == h]) for h in ordered(part[hc].tolist())]
         for h, sub in hues:
             stats = sub.groupby(x)[y].agg(["mean", "std"]).reindex(xs).dropna(subset=["mean"])
             pos = stats.index if numeric else [xs.index(v) for v in stats.index]
@@ -120,7 +125,7 @@ def lines(df, args):
 
 
 def heatmap(df, args):
-    x, y, z = column(df, args.x), column(df, args.y), column(df, args.z)
+    x, y, z = column(df, args.x, True), column(df, args.y, True), column(df, args.z)
     fig, axes = figure(len(panels(df, args.facet)))
     for ax, (fv, part) in zip(axes, panels(df, args.facet)):
         grid = part.groupby([y, x])[z].mean().unstack(x)
@@ -153,10 +158,11 @@ def pareto_front(points):
 
 def pareto(df, args):
     m1, m2 = column(df, args.pareto[0]), column(df, args.pareto[1])
-    means = df.groupby(["point"] + ([column(df, args.hue)] if args.hue else []))[[m1, m2]].mean().reset_index()
+    keys = ["point"] + ([column(df, args.hue, True)] if args.hue else [])
+    means = df.groupby(keys)[[m1, m2]].mean().reset_index()
     means = means.dropna(subset=[m1, m2])
     fig, (ax,) = figure(1)
-    groups = [(None, means)] if not args.hue else list(means.groupby(column(df, args.hue)))
+    groups = [(None, means)] if not args.hue else list(means.groupby(column(df, args.hue, True)))
     for h, sub in groups:
         ax.scatter(sub[m1], sub[m2], s=18, alpha=0.7, label=None if h is None else f"{args.hue}={h}")
     pts = list(zip(means[m1], means[m2]))
@@ -248,7 +254,7 @@ def main(argv=None):
     df = df[df["status"] == "ok"]
     for w in args.where:
         name, _, value = w.partition("=")
-        col = column(df, name)
+        col = column(df, name, axis=True)
         df = df[df[col].astype(str) == value] if df[col].dtype.kind not in "fi" else df[df[col] == float(value)]
     if df.empty:
         sys.exit("no successful runs to plot")

@@ -47,7 +47,8 @@ sweep::FlagCatalog Catalog(CLI::App* root) {
 }
 
 Status RunSweepCommand(const SweepFlags& f, CLI::App* root) {
-  if (f.spec.empty()) return InvalidArgument("give a sweep spec: flowbench sweep SPEC.yaml (docs/sweeps.md)");
+  if (f.spec.empty())
+    return InvalidArgument("give a sweep spec: flowbench sweep SPEC.yaml (docs/sweeps.md)");
   const sweep::FlagCatalog catalog = Catalog(root);
   ASSIGN_OR_RETURN(sweep::SweepSpec spec, sweep::ReadSweepSpec(f.spec, catalog));
   sweep::SweepOptions o;
@@ -87,16 +88,20 @@ Status ExportCommand(const SweepFlags& f) {
 
 FB_REGISTER_COMMAND("sweep", [](CLI::App* app) {
   static SweepFlags f;
-  auto* cmd = app->add_subcommand("sweep", "Run an experiment grid from a YAML spec (docs/sweeps.md)");
+  auto* cmd =
+      app->add_subcommand("sweep", "Run an experiment grid from a YAML spec (docs/sweeps.md)");
   cmd->add_option("spec", f.spec, "Sweep spec (YAML)");
   cmd->add_option("-j,--jobs", f.jobs, "Simulated runs at a time")
-      ->check(PositiveCount(kMaxThreads))->capture_default_str();
+      ->check(PositiveCount(kMaxThreads))
+      ->capture_default_str();
   cmd->add_option("--real-jobs", f.real_jobs, "Real runs at a time (they measure time: default 1)")
-      ->check(PositiveCount(kMaxThreads))->capture_default_str();
+      ->check(PositiveCount(kMaxThreads))
+      ->capture_default_str();
   cmd->add_option("--out", f.out, "Output directory (default: sweeps/<name>)");
   cmd->add_flag("--resume", f.resume, "Skip runs done in --out (same settings and commit)");
   cmd->add_flag("--dry-run", f.dry_run, "Print the runs and exit");
-  cmd->add_option("--validate", f.validate, "Also run K simulated points for real; report error and Kendall tau")
+  cmd->add_option("--validate", f.validate,
+                  "Also run K simulated points for real; report error and Kendall tau")
       ->check(IntRange(0, 1'000'000));
   auto* exp = cmd->add_subcommand("export", "Write a sweep's results.h5 as CSV");
   exp->add_option("results", f.export_in, "results.h5 of a sweep")->required();

@@ -1,6 +1,7 @@
 #include "sweep/process_pool.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,8 +11,6 @@
 #include <ctime>
 #include <fstream>
 #include <thread>
-
-#include <fmt/format.h>
 
 namespace fb::sweep {
 
@@ -47,7 +46,8 @@ std::string Tail(const std::string& path) {
   if (!in) return "";
   const std::streamoff size = in.tellg();
   const std::streamoff from = size > static_cast<std::streamoff>(kStderrTailBytes)
-                                  ? size - static_cast<std::streamoff>(kStderrTailBytes) : 0;
+                                  ? size - static_cast<std::streamoff>(kStderrTailBytes)
+                                  : 0;
   in.seekg(from);
   std::string s(static_cast<size_t>(size - from), '\0');
   in.read(s.data(), static_cast<std::streamsize>(s.size()));
@@ -117,7 +117,7 @@ void StopAll(std::vector<Running>* running) {
 
 Status RunProcesses(const std::vector<ProcessSpec>& tasks, int jobs,
                     const std::function<void(size_t, const ProcessResult&)>& done,
-                    const std::function<void()>& tick, const std::atomic<bool>* stop) {
+                    const std::function<void(size_t)>& tick, const std::atomic<bool>* stop) {
   std::vector<Running> running;
   size_t next = 0;
   if (jobs < 1) jobs = 1;
@@ -150,7 +150,7 @@ Status RunProcesses(const std::vector<ProcessSpec>& tasks, int jobs,
         ++i;
       }
     }
-    if (tick) tick();
+    if (tick) tick(running.size());
     if (!any) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return Status::OK();

@@ -13,7 +13,7 @@
 namespace fb::sweep {
 
 struct ProcessSpec {
-  std::vector<std::string> argv;  // argv[0] is the program's path (execv, no PATH search)
+  std::vector<std::string> argv;         // argv[0] is the program's path (execv, no PATH search)
   std::string stdout_path, stderr_path;  // created or truncated; "" for /dev/null
   double timeout_s = 3600;
 };
@@ -33,13 +33,13 @@ struct ProcessResult {
 inline constexpr size_t kStderrTailBytes = 1000;
 
 // Starts task i when fewer than `jobs` run, calls `done(i, result)` on the calling thread as each
-// ends, and `tick()` every few tens of milliseconds. When `*stop` becomes true the running
-// children's process groups get SIGTERM (SIGKILL 2 s later), no more start, and Run returns
-// Cancelled. Internal when a child cannot be started (fork fails); a program that cannot be
-// executed ends with exit status 127 and the reason in its stderr file.
+// ends, and `tick(running)` every few milliseconds with the number of children running. When
+// `*stop` becomes true the running children's process groups get SIGTERM (SIGKILL 2 s later), no
+// more start, and Run returns Cancelled. Internal when a child cannot be started (fork fails); a
+// program that cannot be executed ends with exit status 127 and the reason in its stderr file.
 Status RunProcesses(const std::vector<ProcessSpec>& tasks, int jobs,
                     const std::function<void(size_t, const ProcessResult&)>& done,
-                    const std::function<void()>& tick, const std::atomic<bool>* stop);
+                    const std::function<void(size_t)>& tick, const std::atomic<bool>* stop);
 
 // The current time as "YYYY-MM-DDTHH:MM:SSZ" (UTC).
 std::string UtcNow();

@@ -1,9 +1,9 @@
 #include "sweep/sweep_grid.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 namespace fb::sweep {
 
@@ -24,7 +24,8 @@ std::vector<SweepPoint> ExpandGrid(const SweepSpec& spec) {
       rest /= spec.groups[g].size();
     }
     for (size_t g = 0; g < spec.groups.size(); ++g)
-      for (const AxisSpec& a : spec.groups[g].members) p.settings.emplace_back(a.name, a.values[at[g]]);
+      for (const AxisSpec& a : spec.groups[g].members)
+        p.settings.emplace_back(a.name, a.values[at[g]]);
     points.push_back(std::move(p));
   }
   return points;
@@ -42,7 +43,8 @@ std::vector<std::string> CommandArgs(const SweepPoint& point, const std::string&
     }
     if (!flags.Has(command, flag)) continue;
     if (!flags.TakesValue(command, flag)) {
-      if (value == "true" || value == "on" || value == "yes" || value == "1") args.push_back("--" + flag);
+      if (value == "true" || value == "on" || value == "yes" || value == "1")
+        args.push_back("--" + flag);
       continue;
     }
     args.push_back("--" + flag);
@@ -51,25 +53,22 @@ std::vector<std::string> CommandArgs(const SweepPoint& point, const std::string&
   return args;
 }
 
-std::string PointHash(const std::string& mode, const std::vector<std::string>& args,
+std::string PointHash(const std::string& mode, const std::string& command,
+                      const std::vector<std::pair<std::string, std::string>>& settings,
                       const std::string& commit) {
-  // Flags sorted by name so that the spec's order does not matter; values stay with their flag.
-  std::vector<std::string> parts;
-  std::string command = args.empty() ? "" : args[0];
-  for (size_t i = 1; i < args.size(); ++i) {
-    std::string part = args[i];
-    if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) part += '\x1f' + args[++i];
-    parts.push_back(part);
-  }
-  std::sort(parts.begin(), parts.end());
+  std::vector<std::pair<std::string, std::string>> sorted = settings;
+  std::sort(sorted.begin(), sorted.end());
   uint64_t h = 1469598103934665603ull;
   auto mix = [&h](const std::string& s) {
     for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-    h = (h ^ 0x1e) * 1099511628211ull;
+    h = (h ^ 0x1e) * 1099511628211ull;  // a separator no flag or value holds
   };
   mix(mode);
   mix(command);
-  for (const std::string& p : parts) mix(p);
+  for (const auto& [k, v] : sorted) {
+    mix(k);
+    mix(v);
+  }
   mix(commit);
   return fmt::format("{:016x}", h);
 }
@@ -85,7 +84,7 @@ SweepRun MakeRun(const SweepPoint& p, int rep, const std::string& mode, const st
   r.command = command;
   r.settings = p.settings;
   r.args = CommandArgs(p, mode, command, flags);
-  r.hash = PointHash(mode, r.args, commit);
+  r.hash = PointHash(mode, command, p.settings, commit);
   return r;
 }
 
@@ -115,8 +114,8 @@ std::vector<SweepRun> PlanValidationRuns(const SweepSpec& spec,
     // Evenly spread: the first and (for k > 1) the last point included.
     const int64_t at = k == 1 ? 0 : i * (n - 1) / (k - 1);
     for (int rep = 0; rep < spec.repetitions; ++rep)
-      runs.push_back(MakeRun(points[static_cast<size_t>(at)], rep, "real", spec.real_command, flags,
-                             commit));
+      runs.push_back(
+          MakeRun(points[static_cast<size_t>(at)], rep, "real", spec.real_command, flags, commit));
   }
   return runs;
 }
@@ -124,7 +123,8 @@ std::vector<SweepRun> PlanValidationRuns(const SweepSpec& spec,
 std::vector<SweepRun> RankShare(const std::vector<SweepRun>& runs, int rank, int size) {
   std::vector<SweepRun> mine;
   for (size_t i = 0; i < runs.size(); ++i)
-    if (size <= 1 || static_cast<int>(i % static_cast<size_t>(size)) == rank) mine.push_back(runs[i]);
+    if (size <= 1 || static_cast<int>(i % static_cast<size_t>(size)) == rank)
+      mine.push_back(runs[i]);
   return mine;
 }
 

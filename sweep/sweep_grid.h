@@ -21,12 +21,12 @@ struct SweepPoint {
 struct SweepRun {
   int64_t point = 0;
   int repetition = 0;
-  std::string mode;     // "sim" | "real"
-  std::string command;  // the flowbench subcommand
+  std::string mode;                                           // "sim" | "real"
+  std::string command;                                        // the flowbench subcommand
   std::vector<std::pair<std::string, std::string>> settings;  // the point's settings
   std::vector<std::string> args;  // after the binary: command, then --flag value ... (no
                                   // --metrics-json or --trace: the runner adds those)
-  std::string hash;               // PointHash of command, mode, args and commit
+  std::string hash;               // PointHash of mode, command, settings and commit
   // "<hash>-r<repetition>": the run's identity in the journal and its file names.
   std::string key() const { return hash + "-r" + std::to_string(repetition); }
 };
@@ -39,9 +39,11 @@ std::vector<SweepPoint> ExpandGrid(const SweepSpec& spec);
 std::vector<std::string> CommandArgs(const SweepPoint& point, const std::string& mode,
                                      const std::string& command, const FlagCatalog& flags);
 
-// A 16-hex-digit FNV-1a 64 hash of the mode, the argument list and `commit`: equal for equal
-// settings in any order of the spec, different for another build.
-std::string PointHash(const std::string& mode, const std::vector<std::string>& args,
+// A 16-hex-digit FNV-1a 64 hash of the mode, the command, the point's settings (all of them,
+// also those the command does not take, so that distinct points never share a key) and
+// `commit`: equal for equal settings in any order, different for another build.
+std::string PointHash(const std::string& mode, const std::string& command,
+                      const std::vector<std::pair<std::string, std::string>>& settings,
                       const std::string& commit);
 
 // The runs of the spec's mode, every repetition, ordered point by point (repetitions of a point

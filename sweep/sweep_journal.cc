@@ -19,12 +19,23 @@ namespace fs = std::filesystem;
 nlohmann::json RowToJson(const SweepRow& r) {
   nlohmann::json settings = nlohmann::json::array();
   for (const auto& [k, v] : r.settings) settings.push_back({k, v});
-  return {{"point", r.point},       {"repetition", r.repetition}, {"mode", r.mode},
-          {"command", r.command},   {"hash", r.hash},             {"settings", settings},
-          {"metrics", r.metrics},   {"exit_status", r.exit_status}, {"signal", r.signal},
-          {"status", r.status},     {"wall_s", r.wall_s},         {"start_time", r.start_time},
-          {"commit", r.commit},     {"host", r.host},             {"trace", r.trace},
-          {"error", r.error},       {"command_line", r.command_line}};
+  return {{"point", r.point},
+          {"repetition", r.repetition},
+          {"mode", r.mode},
+          {"command", r.command},
+          {"hash", r.hash},
+          {"settings", settings},
+          {"metrics", r.metrics},
+          {"exit_status", r.exit_status},
+          {"signal", r.signal},
+          {"status", r.status},
+          {"wall_s", r.wall_s},
+          {"start_time", r.start_time},
+          {"commit", r.commit},
+          {"host", r.host},
+          {"trace", r.trace},
+          {"error", r.error},
+          {"command_line", r.command_line}};
 }
 
 StatusOr<SweepRow> RowFromJson(const nlohmann::json& j) {
@@ -56,7 +67,8 @@ StatusOr<SweepRow> RowFromJson(const nlohmann::json& j) {
 }
 
 Status AppendRow(const std::string& path, const SweepRow& row) {
-  const std::string line = RowToJson(row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string line =
+      RowToJson(row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) return Internal("cannot open sweep journal '", path, "': ", std::strerror(errno));
   const ssize_t n = write(fd, line.data(), line.size());
@@ -73,11 +85,13 @@ std::string JournalPath(const std::string& dir, int rank) {
 
 StatusOr<std::vector<SweepRow>> ReadJournals(const std::string& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return NotFound("sweep output directory '", dir, "' does not exist");
+  if (!fs::is_directory(dir, ec))
+    return NotFound("sweep output directory '", dir, "' does not exist");
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("journal", 0) == 0 && e.path().extension() == ".jsonl") files.push_back(e.path().string());
+    if (name.rfind("journal", 0) == 0 && e.path().extension() == ".jsonl")
+      files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
   std::map<std::string, SweepRow> by_key;
@@ -93,8 +107,10 @@ StatusOr<std::vector<SweepRow>> ReadJournals(const std::string& dir) {
   }
   std::vector<SweepRow> rows;
   for (auto& [k, r] : by_key) rows.push_back(std::move(r));
+  // Point by point, the simulated runs before the real ones, repetitions in order.
   std::sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) {
-    return std::tie(a.point, a.mode, a.repetition) < std::tie(b.point, b.mode, b.repetition);
+    return std::tuple(a.point, a.mode != "sim", a.mode, a.repetition) <
+           std::tuple(b.point, b.mode != "sim", b.mode, b.repetition);
   });
   return rows;
 }
@@ -150,7 +166,8 @@ void Flatten(const std::string& key, const nlohmann::json& j, int depth, nlohman
       Summarise(key, values, out);
       return;
     }
-    for (const auto& [k, v] : j.items()) Flatten(key.empty() ? k : key + "." + k, v, depth + 1, out);
+    for (const auto& [k, v] : j.items())
+      Flatten(key.empty() ? k : key + "." + k, v, depth + 1, out);
   }
 }
 

@@ -4,11 +4,10 @@
 // are done. The results table (sweep_results.h) is rebuilt from it. Under mpirun each rank
 // appends to its own file, OUT/journal.rank<R>.jsonl (rank 0 of a plain run included).
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/framework/status.h"
 
@@ -21,7 +20,7 @@ struct SweepRow {
   std::string mode, command, hash;
   std::vector<std::pair<std::string, std::string>> settings;
   nlohmann::json metrics = nlohmann::json::object();  // flat: name -> number | string
-  int64_t exit_status = -1;  // -1 when a signal ended the run
+  int64_t exit_status = -1;                           // -1 when a signal ended the run
   int64_t signal = 0;
   std::string status;  // "ok", "exit N", "timeout after T s", "signal N (...)"
   double wall_s = 0;
@@ -37,8 +36,9 @@ StatusOr<SweepRow> RowFromJson(const nlohmann::json& j);
 Status AppendRow(const std::string& path, const SweepRow& row);
 
 // The rows of every OUT/journal*.jsonl, the last one of each key (a resumed run's retry replaces
-// the failure), ordered by point, mode, repetition. A line that does not parse (the torn end of
-// a killed sweep's write) is skipped. NotFound when `dir` does not exist.
+// the failure), ordered by point, then simulated before real runs, then repetition. A line that
+// does not parse (the torn end of a killed sweep's write) is skipped. NotFound when `dir` does not
+// exist.
 StatusOr<std::vector<SweepRow>> ReadJournals(const std::string& dir);
 
 // The path of rank `rank`'s journal in `dir`.

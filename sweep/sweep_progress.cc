@@ -5,8 +5,12 @@
 namespace fb::sweep {
 
 SweepProgress::SweepProgress(std::FILE* out, bool tty, size_t total, double line_interval_s)
-    : out_(out), tty_(tty), total_(total), interval_s_(tty ? 0.2 : line_interval_s),
-      start_(std::chrono::steady_clock::now()), last_(start_) {}
+    : out_(out),
+      tty_(tty),
+      total_(total),
+      interval_s_(tty ? 0.2 : line_interval_s),
+      start_(std::chrono::steady_clock::now()),
+      last_(start_) {}
 
 std::string SweepProgress::FormatDuration(double s) {
   const int64_t t = static_cast<int64_t>(s + 0.5);
@@ -22,9 +26,11 @@ void SweepProgress::Update(size_t finished, size_t failed, size_t running, bool 
   last_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   std::string eta = "?";
-  if (finished > 0) eta = FormatDuration(elapsed / finished * (total_ - std::min(finished, total_)));
-  const std::string stats = fmt::format("{}/{} runs, {} failed, {} running, {} elapsed, ETA {}",
-                                        finished, total_, failed, running, FormatDuration(elapsed), eta);
+  if (finished > 0)
+    eta = FormatDuration(elapsed / finished * (total_ - std::min(finished, total_)));
+  const std::string stats =
+      fmt::format("{}/{} runs, {} failed, {} running, {} elapsed, ETA {}", finished, total_, failed,
+                  running, FormatDuration(elapsed), eta);
   if (tty_) {
     constexpr size_t kWidth = 30;
     const size_t filled = total_ ? kWidth * std::min(finished, total_) / total_ : kWidth;

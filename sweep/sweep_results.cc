@@ -1,5 +1,6 @@
 #include "sweep/sweep_results.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -10,8 +11,6 @@
 #include <limits>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "engine/trace/hdf5_checked.h"
 #include "engine/trace/hdf5_util.h"
@@ -46,15 +45,21 @@ ResultsColumn StringColumn(const std::string& name, const std::string& kind) {
 }
 
 std::vector<ResultsColumn> ProvenanceColumns(const std::vector<SweepRow>& rows) {
-  std::vector<ResultsColumn> cols = {
-      NumberColumn("point", "provenance", true),      NumberColumn("repetition", "provenance", true),
-      StringColumn("mode", "provenance"),             StringColumn("command", "provenance"),
-      StringColumn("hash", "provenance"),             StringColumn("status", "provenance"),
-      NumberColumn("exit_status", "provenance", true), NumberColumn("signal", "provenance", true),
-      NumberColumn("wall_s", "provenance", false),    StringColumn("start_time", "provenance"),
-      StringColumn("commit", "provenance"),           StringColumn("host", "provenance"),
-      StringColumn("trace", "provenance"),            StringColumn("command_line", "provenance"),
-      StringColumn("error", "provenance")};
+  std::vector<ResultsColumn> cols = {NumberColumn("point", "provenance", true),
+                                     NumberColumn("repetition", "provenance", true),
+                                     StringColumn("mode", "provenance"),
+                                     StringColumn("command", "provenance"),
+                                     StringColumn("hash", "provenance"),
+                                     StringColumn("status", "provenance"),
+                                     NumberColumn("exit_status", "provenance", true),
+                                     NumberColumn("signal", "provenance", true),
+                                     NumberColumn("wall_s", "provenance", false),
+                                     StringColumn("start_time", "provenance"),
+                                     StringColumn("commit", "provenance"),
+                                     StringColumn("host", "provenance"),
+                                     StringColumn("trace", "provenance"),
+                                     StringColumn("command_line", "provenance"),
+                                     StringColumn("error", "provenance")};
   for (const SweepRow& r : rows) {
     cols[0].numbers.push_back(static_cast<double>(r.point));
     cols[1].numbers.push_back(static_cast<double>(r.repetition));
@@ -94,7 +99,8 @@ void AddSettingColumns(const std::vector<SweepRow>& rows, const std::set<std::st
       if (!ParseNumber(v, &d)) numeric = false;
       values.push_back(v);
     }
-    ResultsColumn c = numeric ? NumberColumn(name, "setting", false) : StringColumn(name, "setting");
+    ResultsColumn c =
+        numeric ? NumberColumn(name, "setting", false) : StringColumn(name, "setting");
     if (taken.count(name)) c.name = "setting." + name;
     for (const std::string& v : values) {
       double d = kNaN;
@@ -116,7 +122,9 @@ void AddMetricColumns(const std::vector<SweepRow>& rows, const std::set<std::str
     for (const SweepRow& r : rows) {
       const auto it = r.metrics.find(name);
       if (str) {
-        c.strings.push_back(it == r.metrics.end() ? "" : it->is_string() ? it->get<std::string>() : it->dump());
+        c.strings.push_back(it == r.metrics.end() ? ""
+                            : it->is_string()     ? it->get<std::string>()
+                                                  : it->dump());
       } else {
         c.numbers.push_back(it == r.metrics.end() || !it->is_number() ? kNaN : it->get<double>());
       }
@@ -165,7 +173,8 @@ static std::string CsvField(const std::string& s) {
 Status WriteResultsCsv(const ResultsTable& table, const std::string& path) {
   std::ofstream out(path);
   if (!out) return Internal("cannot write CSV '", path, "'");
-  for (size_t c = 0; c < table.columns.size(); ++c) out << (c ? "," : "") << CsvField(table.columns[c].name);
+  for (size_t c = 0; c < table.columns.size(); ++c)
+    out << (c ? "," : "") << CsvField(table.columns[c].name);
   out << "\n";
   for (size_t r = 0; r < table.rows(); ++r) {
     for (size_t c = 0; c < table.columns.size(); ++c) {

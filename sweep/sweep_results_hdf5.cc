@@ -40,7 +40,8 @@ std::vector<Member> Members(const std::vector<ResultsColumn>& cols, size_t* reco
     Member x;
     if (c.is_string) {
       size_t longest = 1;
-      for (const std::string& s : c.strings) longest = std::max(longest, std::min(s.size(), kMaxCellBytes));
+      for (const std::string& s : c.strings)
+        longest = std::max(longest, std::min(s.size(), kMaxCellBytes));
       x.type = FixedString(longest);
       x.bytes = longest;
     } else {
@@ -81,7 +82,8 @@ Status WriteCompound(hid_t file, const std::string& name, const std::vector<Resu
     }
   }
   const size_t chunk = std::clamp<size_t>((1 << 20) / record, 1, 4096);
-  ASSIGN_OR_RETURN(h5::AppendTable table, h5::AppendTable::Create(file, name, type.get(), chunk, path));
+  ASSIGN_OR_RETURN(h5::AppendTable table,
+                   h5::AppendTable::Create(file, name, type.get(), chunk, path));
   return rows ? table.Append(buf.data(), rows) : Status::OK();
 }
 
@@ -92,8 +94,8 @@ Status WriteBytes(hid_t file, const std::string& name, const std::string& bytes,
   Handle ds(H5Dcreate2(file, name.c_str(), H5T_NATIVE_UINT8, space.get(), H5P_DEFAULT, H5P_DEFAULT,
                        H5P_DEFAULT),
             H5Dclose);
-  if (!ds.valid() || (n && H5Dwrite(ds.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                                    bytes.data()) < 0))
+  if (!ds.valid() ||
+      (n && H5Dwrite(ds.get(), H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()) < 0))
     return h5::Error(Code::kInternal, path, "cannot write /" + name);
   return Status::OK();
 }
@@ -140,10 +142,54 @@ Status WriteResultsTable(const ResultsTable& t, const std::string& path) {
 
 namespace {
 
+// Member `i` of the checked compound dataset `d` (table `name`), read whole.
+StatusOr<ResultsColumn> ReadColumn(const h5::CheckedDataset& d, unsigned i, const std::string& name,
+                                   const h5::FileBounds& f) {
+  char* raw = H5Tget_member_name(d.file_type.get(), i);
+  ResultsColumn c;
+  c.name = raw ? raw : "";
+  H5free_memory(raw);
+  Handle mt(H5Tget_member_type(d.file_type.get(), i), H5Tclose);
+  const H5T_class_t cls = H5Tget_class(mt.get());
+  const size_t bytes = H5Tget_size(mt.get());
+  Handle mem;
+  if (cls == H5T_STRING && H5Tis_variable_str(mt.get()) <= 0 && bytes <= kMaxRecordBytes) {
+    c.is_string = true;
+    mem = FixedString(bytes);
+  } else if ((cls == H5T_INTEGER || cls == H5T_FLOAT) && bytes == 8) {
+    c.is_integer = cls == H5T_INTEGER;
+    mem = Handle(H5Tcopy(c.is_integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE), H5Tclose);
+  } else {
+    return InvalidArgument(f.path, ": /", name, " column '", c.name,
+                           "' must be int64, float64 or a fixed-length string");
+  }
+  Handle one(H5Tcreate(H5T_COMPOUND, bytes), H5Tclose);
+  H5Tinsert(one.get(), c.name.c_str(), 0, mem.get());
+  std::vector<char> buf(bytes * d.count + 1);
+  if (d.count && H5Dread(d.dataset.get(), one.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
+    return h5::Error(Code::kDataLoss, f.path, "cannot read /" + name + " column '" + c.name + "'");
+  for (uint64_t r = 0; r < d.count; ++r) {
+    const char* at = buf.data() + r * bytes;
+    if (c.is_string) {
+      c.strings.emplace_back(at, strnlen(at, bytes));
+    } else if (c.is_integer) {
+      int64_t v;
+      std::memcpy(&v, at, 8);
+      c.numbers.push_back(static_cast<double>(v));
+    } else {
+      double v;
+      std::memcpy(&v, at, 8);
+      c.numbers.push_back(v);
+    }
+  }
+  return c;
+}
+
 // Every member of compound table `name`: int64 and float64 numbers, fixed-length strings.
 StatusOr<std::vector<ResultsColumn>> ReadCompound(hid_t file, const std::string& name,
                                                   const h5::FileBounds& f) {
-  if (!h5::Exists(file, name)) return InvalidArgument(f.path, ": no /", name, " table (not a sweep results file)");
+  if (!h5::Exists(file, name))
+    return InvalidArgument(f.path, ": no /", name, " table (not a sweep results file)");
   size_t record = 0;
   {
     Handle ds(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
@@ -152,49 +198,15 @@ StatusOr<std::vector<ResultsColumn>> ReadCompound(hid_t file, const std::string&
     record = H5Tget_size(type.get());
   }
   if (record == 0 || record > kMaxRecordBytes)
-    return InvalidArgument(f.path, ": /", name, " records of ", record, " bytes (at most ", kMaxRecordBytes, ")");
-  ASSIGN_OR_RETURN(h5::CheckedDataset d, h5::OpenChecked(file, name, H5T_COMPOUND, record,
-                                                         h5::FileBounds::kMaxDeclaredBytes / record, f));
+    return InvalidArgument(f.path, ": /", name, " records of ", record, " bytes (at most ",
+                           kMaxRecordBytes, ")");
+  ASSIGN_OR_RETURN(h5::CheckedDataset d,
+                   h5::OpenChecked(file, name, H5T_COMPOUND, record,
+                                   h5::FileBounds::kMaxDeclaredBytes / record, f));
   const int n = H5Tget_nmembers(d.file_type.get());
   std::vector<ResultsColumn> cols;
   for (int i = 0; i < n; ++i) {
-    char* raw = H5Tget_member_name(d.file_type.get(), static_cast<unsigned>(i));
-    ResultsColumn c;
-    c.name = raw ? raw : "";
-    H5free_memory(raw);
-    Handle mt(H5Tget_member_type(d.file_type.get(), static_cast<unsigned>(i)), H5Tclose);
-    const H5T_class_t cls = H5Tget_class(mt.get());
-    const size_t bytes = H5Tget_size(mt.get());
-    Handle mem;
-    if (cls == H5T_STRING && H5Tis_variable_str(mt.get()) <= 0 && bytes <= kMaxRecordBytes) {
-      c.is_string = true;
-      mem = FixedString(bytes);
-    } else if ((cls == H5T_INTEGER || cls == H5T_FLOAT) && bytes == 8) {
-      c.is_integer = cls == H5T_INTEGER;
-      mem = Handle(H5Tcopy(c.is_integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE), H5Tclose);
-    } else {
-      return InvalidArgument(f.path, ": /", name, " column '", c.name,
-                             "' must be int64, float64 or a fixed-length string");
-    }
-    Handle one(H5Tcreate(H5T_COMPOUND, bytes), H5Tclose);
-    H5Tinsert(one.get(), c.name.c_str(), 0, mem.get());
-    std::vector<char> buf(bytes * d.count + 1);
-    if (d.count && H5Dread(d.dataset.get(), one.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
-      return h5::Error(Code::kDataLoss, f.path, "cannot read /" + name + " column '" + c.name + "'");
-    for (uint64_t r = 0; r < d.count; ++r) {
-      const char* at = buf.data() + r * bytes;
-      if (c.is_string) {
-        c.strings.emplace_back(at, strnlen(at, bytes));
-      } else if (c.is_integer) {
-        int64_t v;
-        std::memcpy(&v, at, 8);
-        c.numbers.push_back(static_cast<double>(v));
-      } else {
-        double v;
-        std::memcpy(&v, at, 8);
-        c.numbers.push_back(v);
-      }
-    }
+    ASSIGN_OR_RETURN(ResultsColumn c, ReadColumn(d, static_cast<unsigned>(i), name, f));
     cols.push_back(std::move(c));
   }
   return cols;
@@ -207,16 +219,20 @@ StatusOr<ResultsTable> ReadResultsTable(const std::string& path) {
   ASSIGN_OR_RETURN(Handle file, h5::OpenFileForRead(path, "sweep results"));
   ASSIGN_OR_RETURN(h5::FileBounds f, h5::GetFileBounds(path));
   ResultsTable t;
-  ASSIGN_OR_RETURN(std::string schema, h5::ReadCheckedFixedStringAttr(file.get(), "schema", kMaxNameBytes, f));
+  ASSIGN_OR_RETURN(std::string schema,
+                   h5::ReadCheckedFixedStringAttr(file.get(), "schema", kMaxNameBytes, f));
   if (schema != "flowbench-sweep")
-    return InvalidArgument(path, ": schema attribute is '", schema, "', expected 'flowbench-sweep'");
+    return InvalidArgument(path, ": schema attribute is '", schema,
+                           "', expected 'flowbench-sweep'");
   ASSIGN_OR_RETURN(t.schema_version, h5::ReadCheckedIntAttr(file.get(), "schema_version", f));
   if (t.schema_version != kSweepSchemaVersion)
     return InvalidArgument(path, ": sweep schema_version ", t.schema_version, ", this build reads ",
                            kSweepSchemaVersion);
   ASSIGN_OR_RETURN(t.name, h5::ReadCheckedFixedStringAttr(file.get(), "name", kMaxNameBytes, f));
-  ASSIGN_OR_RETURN(t.spec_path, h5::ReadCheckedFixedStringAttr(file.get(), "spec_path", kMaxNameBytes * 4, f));
-  ASSIGN_OR_RETURN(t.commit, h5::ReadCheckedFixedStringAttr(file.get(), "commit", kMaxNameBytes, f));
+  ASSIGN_OR_RETURN(t.spec_path,
+                   h5::ReadCheckedFixedStringAttr(file.get(), "spec_path", kMaxNameBytes * 4, f));
+  ASSIGN_OR_RETURN(t.commit,
+                   h5::ReadCheckedFixedStringAttr(file.get(), "commit", kMaxNameBytes, f));
   ASSIGN_OR_RETURN(std::vector<uint8_t> spec, h5::ReadCheckedBytes(file.get(), "spec", f));
   t.spec_text.assign(spec.begin(), spec.end());
   ASSIGN_OR_RETURN(t.columns, ReadCompound(file.get(), "results", f));

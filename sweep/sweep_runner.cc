@@ -1,5 +1,6 @@
 #include "sweep/sweep_runner.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -8,8 +9,6 @@
 #include <fstream>
 #include <set>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "sweep/process_pool.h"
 #include "sweep/sweep_grid.h"
@@ -23,7 +22,8 @@ namespace fb::sweep {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-Status RebuildResults(const SweepSpec& spec, const std::string& out_dir, const std::string& commit) {
+Status RebuildResults(const SweepSpec& spec, const std::string& out_dir,
+                      const std::string& commit) {
   ASSIGN_OR_RETURN(std::vector<SweepRow> rows, ReadJournals(out_dir));
   ResultsTable t = BuildResultsTable(rows, spec.name, spec.path, spec.text, commit);
   return WriteResultsTable(t, (fs::path(out_dir) / "results.h5").string());
@@ -73,7 +73,8 @@ StatusOr<ProcessSpec> MakeProcess(const Context& c, const SweepRun& r) {
   ProcessSpec p;
   if (r.mode == "real")
     for (size_t i = 0; i < c.spec.launcher.size(); ++i) {
-      ASSIGN_OR_RETURN(std::string a, i == 0 ? FindProgram(c.spec.launcher[i]) : c.spec.launcher[i]);
+      ASSIGN_OR_RETURN(std::string a,
+                       i == 0 ? FindProgram(c.spec.launcher[i]) : c.spec.launcher[i]);
       p.argv.push_back(a);
     }
   p.argv.push_back(c.o.binary);
@@ -90,7 +91,8 @@ StatusOr<ProcessSpec> MakeProcess(const Context& c, const SweepRun& r) {
   return p;
 }
 
-SweepRow MakeRow(const Context& c, const SweepRun& r, const ProcessSpec& p, const ProcessResult& res) {
+SweepRow MakeRow(const Context& c, const SweepRun& r, const ProcessSpec& p,
+                 const ProcessResult& res) {
   SweepRow row;
   row.point = r.point;
   row.repetition = r.repetition;
@@ -108,7 +110,8 @@ SweepRow MakeRow(const Context& c, const SweepRun& r, const ProcessSpec& p, cons
   if (c.spec.trace && c.flags.Has(r.command, "trace") && fs::exists(RunFile(c, "traces", r, ".h5")))
     row.trace = RunFile(c, "traces", r, ".h5");
   if (!res.ok()) row.error = res.stderr_tail;
-  for (const std::string& a : p.argv) row.command_line += (row.command_line.empty() ? "" : " ") + Quote(a);
+  for (const std::string& a : p.argv)
+    row.command_line += (row.command_line.empty() ? "" : " ") + Quote(a);
   std::ifstream in(RunFile(c, "metrics", r, ".json"));
   if (in) {
     nlohmann::json m = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -138,8 +141,8 @@ Status RunPhase(Context* c, const std::vector<SweepRun>& runs, int jobs, SweepPr
     }
     progress->Update(c->finished, c->failed, running, /*force=*/false);
   };
-  auto tick = [&] {
-    running = std::min<size_t>(static_cast<size_t>(jobs), c->total - c->finished);
+  auto tick = [&](size_t now_running) {
+    running = now_running;
     progress->Update(c->finished, c->failed, running);
   };
   Status s = RunProcesses(procs, jobs, done, tick, c->o.stop);
@@ -180,7 +183,8 @@ Status WaitForRanks(Context* c) {
       std::ifstream in(MarkerPath(*c, r));
       std::string got;
       if (in && std::getline(in, got) && got == id) break;
-      if (c->o.stop && c->o.stop->load()) return Cancelled("sweep interrupted while waiting for rank ", r);
+      if (c->o.stop && c->o.stop->load())
+        return Cancelled("sweep interrupted while waiting for rank ", r);
       if (Clock::now() - c->last_rebuild > std::chrono::duration<double>(kRebuildEvery_s)) {
         (void)RebuildResults(c->spec, c->out, c->o.commit);
         c->last_rebuild = Clock::now();
@@ -200,8 +204,9 @@ Status PrepareOutDir(Context* c) {
   for (const char* sub : {"", "metrics", "logs", "traces"}) {
     if (std::string(sub) == "traces" && !c->spec.trace) continue;
     fs::create_directories(fs::path(c->out) / sub, ec);
-    if (ec) return Internal("cannot create sweep output directory '", (fs::path(c->out) / sub).string(),
-                            "': ", ec.message());
+    if (ec)
+      return Internal("cannot create sweep output directory '", (fs::path(c->out) / sub).string(),
+                      "': ", ec.message());
   }
   c->journal = JournalPath(c->out, c->rank);
   if (!c->o.resume && fs::exists(c->journal))
@@ -242,7 +247,8 @@ StatusOr<SweepSummary> RunSweep(const SweepSpec& spec, const FlagCatalog& flags,
                                 const SweepOptions& o) {
   const bool compare = o.validate > 0 || spec.mode == SweepMode::kBoth;
   if (o.validate > 0 && spec.mode == SweepMode::kReal)
-    return InvalidArgument("--validate runs simulated points for real: ", spec.path, " has mode real");
+    return InvalidArgument("--validate runs simulated points for real: ", spec.path,
+                           " has mode real");
   if (compare && (spec.sim_step_metric.empty() || spec.real_step_metric.empty()))
     return InvalidArgument(spec.path, ": no step-time metric known for `flowbench ",
                            spec.sim_step_metric.empty() ? spec.sim_command : spec.real_command,

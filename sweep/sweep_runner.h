@@ -13,9 +13,8 @@
 // end markers (OUT/.done.rank<R>) before writing the final table. No MPI library is used.
 #include <atomic>
 #include <cstdio>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "engine/framework/status.h"
 #include "sweep/sweep_spec.h"
@@ -29,11 +28,11 @@ struct SweepOptions {
   int real_jobs = 1;
   bool resume = false;
   bool dry_run = false;
-  int64_t validate = 0;  // real runs of this many simulated points (mode sim)
-  std::string commit;    // BuildCommit()
+  int64_t validate = 0;          // real runs of this many simulated points (mode sim)
+  std::string commit;            // BuildCommit()
   std::FILE* progress = stderr;  // nullptr: silent
   bool tty = false;
-  std::FILE* report = stdout;    // the dry run's list and the summary
+  std::FILE* report = stdout;               // the dry run's list and the summary
   const std::atomic<bool>* stop = nullptr;  // set by SIGINT/SIGTERM: stop starting, end runs
 };
 

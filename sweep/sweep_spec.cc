@@ -1,12 +1,12 @@
 #include "sweep/sweep_spec.h"
 
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 namespace fb::sweep {
 
@@ -24,9 +24,12 @@ bool FlagCatalog::TakesValue(const std::string& command, const std::string& flag
 
 const char* SweepModeName(SweepMode m) {
   switch (m) {
-    case SweepMode::kSim: return "sim";
-    case SweepMode::kReal: return "real";
-    case SweepMode::kBoth: return "both";
+    case SweepMode::kSim:
+      return "sim";
+    case SweepMode::kReal:
+      return "real";
+    case SweepMode::kBoth:
+      return "both";
   }
   return "?";
 }
@@ -62,7 +65,8 @@ bool IsInteger(const std::string& s) {
 StatusOr<double> Number(const Where& w, const YAML::Node& range, const std::string& key,
                         const char* field, bool* integer) {
   const YAML::Node v = range[field];
-  if (!v || !v.IsScalar()) return w.Error(range, key, fmt::format("range needs a number '{}'", field));
+  if (!v || !v.IsScalar())
+    return w.Error(range, key, fmt::format("range needs a number '{}'", field));
   const std::string s = v.Scalar();
   char* end = nullptr;
   const double d = std::strtod(s.c_str(), &end);
@@ -73,7 +77,8 @@ StatusOr<double> Number(const Where& w, const YAML::Node& range, const std::stri
 }
 
 std::string FormatValue(double v, bool integer) {
-  return integer ? fmt::format("{}", static_cast<int64_t>(std::llround(v))) : fmt::format("{:.10g}", v);
+  return integer ? fmt::format("{}", static_cast<int64_t>(std::llround(v)))
+                 : fmt::format("{:.10g}", v);
 }
 
 // {from, to, step} or {from, to, times}: both ends included.
@@ -82,7 +87,8 @@ StatusOr<std::vector<std::string>> ExpandRange(const Where& w, const YAML::Node&
   for (auto it = r.begin(); it != r.end(); ++it) {
     const std::string f = it->first.as<std::string>();
     if (f != "from" && f != "to" && f != "step" && f != "times")
-      return w.Error(it->first, key, "unknown range field '" + f + "' (expected from, to, step or times)");
+      return w.Error(it->first, key,
+                     "unknown range field '" + f + "' (expected from, to, step or times)");
   }
   if (r["step"] && r["times"]) return w.Error(r, key, "a range has 'step' or 'times', not both");
   bool integer = true;
@@ -96,9 +102,12 @@ StatusOr<std::vector<std::string>> ExpandRange(const Where& w, const YAML::Node&
     ASSIGN_OR_RETURN(by, Number(w, r, key, geometric ? "times" : "step", &integer));
   }
   if (geometric && (by <= 1 || from <= 0))
-    return w.Error(r, key, fmt::format("a geometric range needs 'times' > 1 and 'from' > 0, got "
-                                       "times {} from {}", by, from));
-  if (!geometric && by <= 0) return w.Error(r, key, fmt::format("range 'step' must be > 0, got {}", by));
+    return w.Error(r, key,
+                   fmt::format("a geometric range needs 'times' > 1 and 'from' > 0, got "
+                               "times {} from {}",
+                               by, from));
+  if (!geometric && by <= 0)
+    return w.Error(r, key, fmt::format("range 'step' must be > 0, got {}", by));
   const double slack = 1e-9 * std::max(std::abs(to), 1.0);
   for (int64_t i = 0;; ++i) {
     const double v = geometric ? from * std::pow(by, static_cast<double>(i)) : from + by * i;
@@ -141,9 +150,11 @@ Status CheckFlag(const Where& w, const YAML::Node& node, const std::string& wher
   for (const std::string& c : commands)
     if (flags.Has(c, flag)) return Status::OK();
   if (commands.size() == 1 || commands[0] == commands[1])
-    return w.Error(node, where, "unknown flag --" + flag + ": `flowbench " + commands[0] + "` has no such flag");
-  return w.Error(node, where, "unknown flag --" + flag + ": neither `flowbench " + commands[0] +
-                                  "` nor `flowbench " + commands[1] + "` has it");
+    return w.Error(node, where,
+                   "unknown flag --" + flag + ": `flowbench " + commands[0] + "` has no such flag");
+  return w.Error(node, where,
+                 "unknown flag --" + flag + ": neither `flowbench " + commands[0] +
+                     "` nor `flowbench " + commands[1] + "` has it");
 }
 
 Status ReadCommands(const Where& w, const YAML::Node& root, const FlagCatalog& flags,
@@ -156,10 +167,14 @@ Status ReadCommands(const Where& w, const YAML::Node& root, const FlagCatalog& f
   }
   if (root["mode"]) {
     const std::string m = root["mode"].as<std::string>();
-    if (m == "sim") spec->mode = SweepMode::kSim;
-    else if (m == "real") spec->mode = SweepMode::kReal;
-    else if (m == "both") spec->mode = SweepMode::kBoth;
-    else return w.Error(root["mode"], "mode", "must be sim, real or both, got '" + m + "'");
+    if (m == "sim")
+      spec->mode = SweepMode::kSim;
+    else if (m == "real")
+      spec->mode = SweepMode::kReal;
+    else if (m == "both")
+      spec->mode = SweepMode::kBoth;
+    else
+      return w.Error(root["mode"], "mode", "must be sim, real or both, got '" + m + "'");
   }
   spec->sim_step_metric = DefaultStepTimeMetric(spec->sim_command);
   spec->real_step_metric = DefaultStepTimeMetric(spec->real_command);
@@ -189,7 +204,8 @@ Status ReadScalars(const Where& w, const YAML::Node& root, SweepSpec* spec) {
   }
   if (const YAML::Node n = root["trace"]) {
     const std::string s = n.as<std::string>();
-    if (s != "true" && s != "false") return w.Error(n, "trace", "must be true or false, got '" + s + "'");
+    if (s != "true" && s != "false")
+      return w.Error(n, "trace", "must be true or false, got '" + s + "'");
     spec->trace = s == "true";
   }
   if (const YAML::Node n = root["launcher"]) {
@@ -216,7 +232,8 @@ Status ReadSettings(const Where& w, const YAML::Node& root, const FlagCatalog& f
       RETURN_IF_ERROR(CheckFlag(w, it->first, "fixed." + key, key, *spec, flags));
       RETURN_IF_ERROR(AddName(w, it->first, "fixed." + key, key, &seen));
       if (!it->second.IsScalar())
-        return w.Error(it->second, "fixed." + key, "fixed values are scalars (lists go under axes)");
+        return w.Error(it->second, "fixed." + key,
+                       "fixed values are scalars (lists go under axes)");
       spec->fixed.emplace_back(key, it->second.Scalar());
     }
   }
@@ -231,7 +248,8 @@ Status ReadSettings(const Where& w, const YAML::Node& root, const FlagCatalog& f
     }
   }
   if (const YAML::Node zip = root["zip"]) {
-    if (!zip.IsSequence()) return w.Error(zip, "zip", "expected a list of groups {flag: list, ...}");
+    if (!zip.IsSequence())
+      return w.Error(zip, "zip", "expected a list of groups {flag: list, ...}");
     for (size_t g = 0; g < zip.size(); ++g) {
       const YAML::Node group = zip[g];
       const std::string where = fmt::format("zip[{}]", g);
@@ -242,7 +260,8 @@ Status ReadSettings(const Where& w, const YAML::Node& root, const FlagCatalog& f
         const std::string key = it->first.as<std::string>();
         RETURN_IF_ERROR(CheckFlag(w, it->first, where + "." + key, key, *spec, flags));
         RETURN_IF_ERROR(AddName(w, it->first, where + "." + key, key, &seen));
-        ASSIGN_OR_RETURN(std::vector<std::string> values, AxisValues(w, it->second, where + "." + key));
+        ASSIGN_OR_RETURN(std::vector<std::string> values,
+                         AxisValues(w, it->second, where + "." + key));
         if (!out.members.empty() && values.size() != out.size())
           return w.Error(it->first, where + "." + key,
                          fmt::format("zipped lists differ in length: {} has {} values, {} has {}",
@@ -266,16 +285,18 @@ StatusOr<SweepSpec> ParseSweepSpec(const std::string& text, const std::string& p
   spec.name = std::filesystem::path(path).stem().string();
   try {
     const YAML::Node root = YAML::Load(text);
-    if (!root.IsMap()) return InvalidArgument(path, ":1: a sweep spec is a YAML map (docs/sweeps.md)");
+    if (!root.IsMap())
+      return InvalidArgument(path, ":1: a sweep spec is a YAML map (docs/sweeps.md)");
     static const std::set<std::string> kKeys = {
         "name",  "mode",     "sim_command", "real_command", "repetitions", "timeout_s",
         "trace", "launcher", "fixed",       "axes",         "zip",         "step_time_metric"};
     for (auto it = root.begin(); it != root.end(); ++it) {
       const std::string key = it->first.as<std::string>();
       if (!kKeys.count(key))
-        return w.Error(it->first, key, "unknown key (expected name, mode, sim_command, real_command, "
-                                       "repetitions, timeout_s, trace, launcher, fixed, axes, zip, "
-                                       "step_time_metric)");
+        return w.Error(it->first, key,
+                       "unknown key (expected name, mode, sim_command, real_command, "
+                       "repetitions, timeout_s, trace, launcher, fixed, axes, zip, "
+                       "step_time_metric)");
     }
     RETURN_IF_ERROR(ReadCommands(w, root, flags, &spec));
     RETURN_IF_ERROR(ReadScalars(w, root, &spec));

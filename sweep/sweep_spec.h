@@ -5,11 +5,10 @@
 //   name: lenet-placement        # default: the file's stem
 //   mode: sim                    # sim | real | both: which command runs each point
 //   sim_command: sim             # the simulated command (sim, place), default sim
-//   real_command: train          # the real command (train, dist-train, lstm, benchmark), default train
-//   repetitions: 3               # runs of each point, default 1
-//   timeout_s: 600               # per run, default 3600
-//   trace: false                 # pass --trace OUT/traces/<run>.h5 to commands that take it
-//   launcher: [mpirun, -np, 3]   # argv prefix of every real run (dist-train), default none
+//   real_command: train          # the real command (train, dist-train, lstm, benchmark), default
+//   train repetitions: 3               # runs of each point, default 1 timeout_s: 600 # per run,
+//   default 3600 trace: false                 # pass --trace OUT/traces/<run>.h5 to commands that
+//   take it launcher: [mpirun, -np, 3]   # argv prefix of every real run (dist-train), default none
 //   fixed: {model: lenet, steps: 5, sim.platform: star_4.xml}
 //   axes:
 //     placer: [single, greedy, heft]            # a list

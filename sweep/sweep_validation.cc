@@ -1,10 +1,10 @@
 #include "sweep/sweep_validation.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "sweep/sweep_spec.h"
 
@@ -68,10 +68,13 @@ nlohmann::json ValidationReport(const std::vector<SweepRow>& rows, const std::st
     pred.push_back(it->second);
     meas.push_back(m);
     abs_err.push_back(std::abs(err));
-    points.push_back({{"point", p}, {"predicted_s", it->second}, {"measured_s", m}, {"relative_error", err}});
+    points.push_back(
+        {{"point", p}, {"predicted_s", it->second}, {"measured_s", m}, {"relative_error", err}});
   }
-  nlohmann::json report = {{"sim_metric", sim_metric}, {"real_metric", real_metric},
-                           {"pairs", pred.size()},     {"points", points}};
+  nlohmann::json report = {{"sim_metric", sim_metric},
+                           {"real_metric", real_metric},
+                           {"pairs", pred.size()},
+                           {"points", points}};
   if (abs_err.empty()) return report;
   double sum = 0;
   for (double e : abs_err) sum += e;
@@ -79,18 +82,22 @@ nlohmann::json ValidationReport(const std::vector<SweepRow>& rows, const std::st
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
   report["mean_abs_relative_error"] = sum / static_cast<double>(n);
-  report["median_abs_relative_error"] = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  report["median_abs_relative_error"] =
+      n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   report["kendall_tau"] = KendallTau(pred, meas);
   return report;
 }
 
 std::string FormatValidation(const nlohmann::json& r) {
   if (r.value("pairs", 0) == 0)
-    return fmt::format("validation: no point has both a successful simulated run ({}) and a "
-                       "successful real run ({})", r.value("sim_metric", ""), r.value("real_metric", ""));
-  return fmt::format("validation: {} points, mean |error| {:.1f} %, median {:.1f} %, Kendall tau {:.2f}",
-                     r["pairs"].get<int64_t>(), 100 * r["mean_abs_relative_error"].get<double>(),
-                     100 * r["median_abs_relative_error"].get<double>(), r["kendall_tau"].get<double>());
+    return fmt::format(
+        "validation: no point has both a successful simulated run ({}) and a "
+        "successful real run ({})",
+        r.value("sim_metric", ""), r.value("real_metric", ""));
+  return fmt::format(
+      "validation: {} points, mean |error| {:.1f} %, median {:.1f} %, Kendall tau {:.2f}",
+      r["pairs"].get<int64_t>(), 100 * r["mean_abs_relative_error"].get<double>(),
+      100 * r["median_abs_relative_error"].get<double>(), r["kendall_tau"].get<double>());
 }
 
 }  // namespace fb::sweep

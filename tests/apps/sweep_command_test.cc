@@ -7,16 +7,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-
-#include <catch2/catch.hpp>
 
 #include "sweep/sweep_results.h"
 #include "tests/engine/trace/temp_dir.h"
@@ -35,8 +35,9 @@ struct SweepDir {
   std::string Out() const { return dir + "/out"; }
   // Runs `flowbench sweep s.yaml --out out ARGS`; returns the exit status.
   int Run(const std::string& args) const {
-    const std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench sweep " + dir + "/s.yaml --out " +
-                            Out() + " " + args + " > " + dir + "/stdout.txt 2> " + dir + "/stderr.txt";
+    const std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench sweep " + dir +
+                            "/s.yaml --out " + Out() + " " + args + " > " + dir +
+                            "/stdout.txt 2> " + dir + "/stderr.txt";
     const int rc = std::system(cmd.c_str());
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
   }
@@ -61,8 +62,9 @@ size_t Lines(const std::string& path) {
 
 TEST_CASE("flowbench sweep records a failing point and finishes the sweep", "[apps][sweep]") {
   // Batch size 0 is refused by `place` (exit 105); the other two points succeed.
-  SweepDir d("sim_command: place\nfixed: {model: mlp, placers: greedy}\n"
-             "axes:\n  batch-size: [8, 0, 16]\n");
+  SweepDir d(
+      "sim_command: place\nfixed: {model: mlp, placers: greedy}\n"
+      "axes:\n  batch-size: [8, 0, 16]\n");
   REQUIRE(d.Run("-j 2") == 0);
   INFO(d.Read("stderr.txt"));
   CHECK_THAT(d.Read("stdout.txt"), Catch::Contains("3 runs, 1 failed"));
@@ -91,7 +93,9 @@ TEST_CASE("flowbench sweep records a failing point and finishes the sweep", "[ap
   const std::string text((std::istreambuf_iterator<char>(in)), {});
   CHECK_THAT(text, Catch::StartsWith("point,repetition,mode,command,"));
   size_t rows = 0;
-  for (size_t at = text.find(",sim,place,"); at != std::string::npos; at = text.find(",sim,place,", at + 1)) ++rows;
+  for (size_t at = text.find(",sim,place,"); at != std::string::npos;
+       at = text.find(",sim,place,", at + 1))
+    ++rows;
   CHECK(rows == 3);
 }
 
@@ -105,8 +109,11 @@ TEST_CASE("flowbench sweep kills a point past its timeout and records it", "[app
   CHECK(t.Find("exit_status")->numbers[0] == -1);
 }
 
-TEST_CASE("flowbench sweep --resume after a killed sweep runs only the missing points", "[apps][sweep]") {
-  SweepDir d("sim_command: place\nfixed: {model: mlp, placers: random}\naxes:\n  seed: {from: 1, to: 12}\n");
+TEST_CASE("flowbench sweep --resume after a killed sweep runs only the missing points",
+          "[apps][sweep]") {
+  SweepDir d(
+      "sim_command: place\nfixed: {model: mlp, placers: random}\naxes:\n  seed: {from: 1, to: "
+      "12}\n");
   const std::string bin = std::string(FB_BINARY_DIR) + "/flowbench";
   std::vector<std::string> args = {bin, "sweep", d.dir + "/s.yaml", "--out", d.Out()};
   std::vector<char*> argv;
@@ -133,8 +140,8 @@ TEST_CASE("flowbench sweep --resume after a killed sweep runs only the missing p
   CHECK(d.Run("") != 0);
   CHECK_THAT(d.Read("stderr.txt"), Catch::Contains("--resume") && Catch::Contains("out"));
   REQUIRE(d.Run("--resume -j 2") == 0);
-  CHECK_THAT(d.Read("stdout.txt"),
-             Catch::Contains(std::to_string(12 - done) + " runs, 0 failed, " + std::to_string(done) + " skipped"));
+  CHECK_THAT(d.Read("stdout.txt"), Catch::Contains(std::to_string(12 - done) + " runs, 0 failed, " +
+                                                   std::to_string(done) + " skipped"));
   CHECK(Lines(journal) == 12);  // no point ran twice
   sweep::ResultsTable t = d.Results();
   REQUIRE(t.rows() == 12);
@@ -146,15 +153,63 @@ TEST_CASE("flowbench sweep --resume after a killed sweep runs only the missing p
   CHECK_THAT(d.Read("stdout.txt"), Catch::Contains("0 runs, 0 failed, 12 skipped"));
 }
 
+TEST_CASE("flowbench sweep spreads runs over mpirun ranks and rank 0 writes the table",
+          "[apps][sweep]") {
+  // Two ranks of one launch, as mpirun would start them (same PMIX_NAMESPACE, rank and size in
+  // OMPI_COMM_WORLD_*): rank R runs the runs i with i % 2 == R.
+  SweepDir d(
+      "sim_command: place\nfixed: {model: mlp, placers: single}\naxes:\n  seed: [1, 2, 3, 4, 5]\n");
+  const std::string sweep =
+      std::string(FB_BINARY_DIR) + "/flowbench sweep " + d.dir + "/s.yaml --out " + d.Out();
+  const std::string env =
+      "PMIX_NAMESPACE=sweep-test-" + std::to_string(getpid()) + " OMPI_COMM_WORLD_SIZE=2 ";
+  const std::string cmd = "(" + env + "OMPI_COMM_WORLD_RANK=1 " + sweep + " > " + d.dir +
+                          "/r1.txt 2>&1 & " + env + "OMPI_COMM_WORLD_RANK=0 " + sweep + " > " +
+                          d.dir + "/r0.txt 2>&1; wait)";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  INFO(d.Read("r0.txt") << d.Read("r1.txt"));
+  CHECK(Lines(d.Out() + "/journal.rank0.jsonl") == 3);  // runs 0, 2, 4
+  CHECK(Lines(d.Out() + "/journal.rank1.jsonl") == 2);  // runs 1, 3
+  sweep::ResultsTable t = d.Results();
+  REQUIRE(t.rows() == 5);
+  CHECK(t.Find("seed")->numbers == std::vector<double>{1, 2, 3, 4, 5});
+}
+
+TEST_CASE("flowbench sweep --validate runs simulated points for real and compares",
+          "[apps][sweep]") {
+  SweepDir d(
+      "sim_command: place\nreal_command: train\n"
+      "fixed: {model: mlp, batch-size: 16, sim.placers: single, real.dataset: synthetic, "
+      "real.steps: 3}\n"
+      "axes:\n  hidden: [8, 16, 32]\n");
+  REQUIRE(d.Run("--validate 2") == 0);
+  INFO(d.Read("stderr.txt"));
+  CHECK_THAT(d.Read("stdout.txt"),
+             Catch::Contains("5 runs, 0 failed") && Catch::Contains("validation: 2 points"));
+  sweep::ResultsTable t = d.Results();
+  REQUIRE(t.rows() == 5);
+  // Points 0 and 2 (the first and the last) ran for real too.
+  CHECK(t.Find("mode")->strings == std::vector<std::string>{"sim", "real", "sim", "sim", "real"});
+  std::ifstream in(d.Out() + "/validation.json");
+  const nlohmann::json v = nlohmann::json::parse(in);
+  CHECK(v["pairs"] == 2);
+  CHECK(v["sim_metric"] == "predicted_step_ns");
+  CHECK(v["real_metric"] == "ms_per_step_median");
+  CHECK(v["points"][1]["point"] == 2);
+  CHECK(v["points"][0]["measured_s"].get<double>() > 0);
+}
+
 TEST_CASE("flowbench sweep --dry-run prints the runs and writes nothing", "[apps][sweep]") {
-  SweepDir d("mode: both\nrepetitions: 2\nfixed: {model: mlp}\naxes:\n  placer: [single, greedy]\n"
-             "zip:\n  - {real.devices: [cpu:1, cpu:2], sim.platform: [star_4.xml, two_hosts.xml]}\n");
+  SweepDir d(
+      "mode: both\nrepetitions: 2\nfixed: {model: mlp}\naxes:\n  placer: [single, greedy]\n"
+      "zip:\n  - {real.devices: [cpu:1, cpu:2], sim.platform: [star_4.xml, two_hosts.xml]}\n");
   REQUIRE(d.Run("--dry-run") == 0);
   const std::string out = d.Read("stdout.txt");
   CHECK_THAT(out, Catch::Contains("16 runs"));
   CHECK_THAT(out, Catch::Contains("point 3 rep 1 real"));
   CHECK_THAT(out, Catch::Contains("flowbench train --model mlp --placer greedy --devices cpu:2"));
-  CHECK_THAT(out, Catch::Contains("flowbench sim --model mlp --placer greedy --platform two_hosts.xml"));
+  CHECK_THAT(out,
+             Catch::Contains("flowbench sim --model mlp --placer greedy --platform two_hosts.xml"));
   CHECK_FALSE(fs::exists(d.Out()));
 }
 

@@ -1,22 +1,23 @@
 // The sweep's journal, metric flattening, results table (HDF5 schema, round trip, CSV) and the
 // validation statistics.
+#include "sweep/sweep_results.h"
+
+#include <hdf5.h>
+
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
-#include <catch2/catch.hpp>
-#include <hdf5.h>
-
 #include "sweep/sweep_journal.h"
-#include "sweep/sweep_results.h"
 #include "sweep/sweep_validation.h"
 #include "tests/engine/trace/temp_dir.h"
 
 namespace fb::sweep {
 namespace {
 
-SweepRow Row(int64_t point, const std::string& mode, const std::string& placer, nlohmann::json metrics,
-             int64_t exit_status = 0) {
+SweepRow Row(int64_t point, const std::string& mode, const std::string& placer,
+             nlohmann::json metrics, int64_t exit_status = 0) {
   SweepRow r;
   r.point = point;
   r.mode = mode;
@@ -34,12 +35,14 @@ SweepRow Row(int64_t point, const std::string& mode, const std::string& placer, 
   return r;
 }
 
-TEST_CASE("FlattenMetrics keeps scalars and summarises arrays and big objects", "[sweep][results]") {
-  nlohmann::json m = {{"median_step_time_s", 0.5},
-                      {"compression", true},
-                      {"config", {{"placer", "greedy"}, {"ps", 2}, {"none", nullptr}}},
-                      {"step_times_s", {1.0, 2.0, 6.0}},
-                      {"devices", {{{"name", "a"}, {"busy_s", 1.0}}, {{"name", "b"}, {"busy_s", 3.0}}}}};
+TEST_CASE("FlattenMetrics keeps scalars and summarises arrays and big objects",
+          "[sweep][results]") {
+  nlohmann::json m = {
+      {"median_step_time_s", 0.5},
+      {"compression", true},
+      {"config", {{"placer", "greedy"}, {"ps", 2}, {"none", nullptr}}},
+      {"step_times_s", {1.0, 2.0, 6.0}},
+      {"devices", {{{"name", "a"}, {"busy_s", 1.0}}, {{"name", "b"}, {"busy_s", 3.0}}}}};
   nlohmann::json big = nlohmann::json::object();
   for (int i = 0; i < 20; ++i) big["link" + std::to_string(i)] = i;
   m["link_bytes"] = big;
@@ -60,13 +63,14 @@ TEST_CASE("FlattenMetrics keeps scalars and summarises arrays and big objects", 
   CHECK_FALSE(f.contains("link_bytes.link3"));
 }
 
-TEST_CASE("Sweep journal keeps the last row of each run and skips a torn line", "[sweep][results]") {
+TEST_CASE("Sweep journal keeps the last row of each run and skips a torn line",
+          "[sweep][results]") {
   test::TempDir dir;
   const std::string j0 = JournalPath(dir.path(), 0), j1 = JournalPath(dir.path(), 1);
   REQUIRE(AppendRow(j0, Row(1, "sim", "greedy", {}, 3)).ok());
   REQUIRE(AppendRow(j1, Row(0, "sim", "single", {{"x", 1}})).ok());
   REQUIRE(AppendRow(j0, Row(1, "sim", "greedy", {{"x", 2}})).ok());  // the retry succeeded
-  std::ofstream(j0, std::ios::app) << "{\"point\": 7, \"mo";           // killed mid-write
+  std::ofstream(j0, std::ios::app) << "{\"point\": 7, \"mo";         // killed mid-write
   StatusOr<std::vector<SweepRow>> rows = ReadJournals(dir.path());
   REQUIRE(rows.ok());
   REQUIRE(rows->size() == 2);
@@ -79,8 +83,9 @@ TEST_CASE("Sweep journal keeps the last row of each run and skips a torn line", 
 
 TEST_CASE("Sweep results table has its schema and round-trips through HDF5", "[sweep][results]") {
   test::TempDir dir;
-  std::vector<SweepRow> rows = {Row(0, "sim", "single", {{"median_step_time_s", 0.25}, {"placer", "x"}}),
-                                Row(1, "sim", "greedy", {}, 105)};
+  std::vector<SweepRow> rows = {
+      Row(0, "sim", "single", {{"median_step_time_s", 0.25}, {"placer", "x"}}),
+      Row(1, "sim", "greedy", {}, 105)};
   ResultsTable t = BuildResultsTable(rows, "demo", "demo.yaml", "axes: {}\n", "abc");
   const std::string path = dir.file("results.h5");
   REQUIRE(WriteResultsTable(t, path).ok());
@@ -93,12 +98,13 @@ TEST_CASE("Sweep results table has its schema and round-trips through HDF5", "[s
   REQUIRE(back->rows() == 2);
   std::vector<std::string> names;
   for (const ResultsColumn& c : back->columns) names.push_back(c.name + ":" + c.kind);
-  CHECK(names == std::vector<std::string>{
-                     "point:provenance", "repetition:provenance", "mode:provenance", "command:provenance",
-                     "hash:provenance", "status:provenance", "exit_status:provenance", "signal:provenance",
-                     "wall_s:provenance", "start_time:provenance", "commit:provenance", "host:provenance",
-                     "trace:provenance", "command_line:provenance", "error:provenance", "placer:setting",
-                     "batch-size:setting", "median_step_time_s:metric", "metric.placer:metric"});
+  CHECK(names ==
+        std::vector<std::string>{
+            "point:provenance", "repetition:provenance", "mode:provenance", "command:provenance",
+            "hash:provenance", "status:provenance", "exit_status:provenance", "signal:provenance",
+            "wall_s:provenance", "start_time:provenance", "commit:provenance", "host:provenance",
+            "trace:provenance", "command_line:provenance", "error:provenance", "placer:setting",
+            "batch-size:setting", "median_step_time_s:metric", "metric.placer:metric"});
   const ResultsColumn* batch = back->Find("batch-size");
   REQUIRE(batch);
   CHECK_FALSE(batch->is_string);
@@ -127,8 +133,9 @@ TEST_CASE("Sweep results table has its schema and round-trips through HDF5", "[s
 
 TEST_CASE("Sweep results export as CSV with quoting and empty NaNs", "[sweep][results]") {
   test::TempDir dir;
-  ResultsTable t = BuildResultsTable({Row(0, "sim", "single", {{"m", 1.5}}), Row(1, "sim", "greedy", {}, 2)},
-                                     "demo", "demo.yaml", "", "abc");
+  ResultsTable t =
+      BuildResultsTable({Row(0, "sim", "single", {{"m", 1.5}}), Row(1, "sim", "greedy", {}, 2)},
+                        "demo", "demo.yaml", "", "abc");
   REQUIRE(WriteResultsCsv(t, dir.file("r.csv")).ok());
   std::ifstream in(dir.file("r.csv"));
   std::string text((std::istreambuf_iterator<char>(in)), {});
@@ -138,7 +145,8 @@ TEST_CASE("Sweep results export as CSV with quoting and empty NaNs", "[sweep][re
   CHECK_THAT(text, Catch::Contains(",single,16,1.5\n"));
 }
 
-TEST_CASE("Sweep results reader refuses files that are not sweep tables", "[sweep][results][errors]") {
+TEST_CASE("Sweep results reader refuses files that are not sweep tables",
+          "[sweep][results][errors]") {
   test::TempDir dir;
   const std::string path = dir.file("other.h5");
   hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -172,8 +180,8 @@ TEST_CASE("Sweep validation pairs simulated and real points", "[sweep][validatio
                                 Row(2, "real", "c", {}, 1)};  // failed: not paired
   nlohmann::json r = ValidationReport(rows, "median_step_time_s", "ms_per_step_median");
   REQUIRE(r["pairs"] == 2);
-  CHECK(r["points"][0]["relative_error"].get<double>() == Approx(0.25));   // 10 / 8 - 1
-  CHECK(r["points"][1]["relative_error"].get<double>() == Approx(-0.2));   // 20 / 25 - 1
+  CHECK(r["points"][0]["relative_error"].get<double>() == Approx(0.25));  // 10 / 8 - 1
+  CHECK(r["points"][1]["relative_error"].get<double>() == Approx(-0.2));  // 20 / 25 - 1
   CHECK(r["mean_abs_relative_error"].get<double>() == Approx(0.225));
   CHECK(r["kendall_tau"].get<double>() == 1.0);
   CHECK_THAT(FormatValidation(r), Catch::Contains("2 points") && Catch::Contains("22.5 %"));
