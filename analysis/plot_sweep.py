@@ -69,6 +69,19 @@ def seconds_per_unit(metric):
     return 1.0
 
 
+def short(value):
+    """A file path setting (a platform, a device config) shown by its file name; 4.0 as 4."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    text = str(value)
+    if "/" in text:
+        text = os.path.basename(text)
+    for ext in (".xml", ".json", ".yaml"):
+        if text.endswith(ext):
+            return text[: -len(ext)]
+    return text
+
+
 def ordered(values):
     """Unique values, numbers ascending, text in order of appearance."""
     uniq = list(dict.fromkeys(values))
@@ -108,18 +121,20 @@ def lines(df, args):
             stats = sub.groupby(x)[y].agg(["mean", "std"]).reindex(xs).dropna(subset=["mean"])
             pos = stats.index if numeric else [xs.index(v) for v in stats.index]
             ax.errorbar(pos, stats["mean"], yerr=stats["std"].fillna(0), marker="o", capsize=3,
-                        label=None if h is None else f"{args.hue}={h}")
+                        label=None if h is None else f"{args.hue}={short(h)}")
         if not numeric:
             ax.set_xticks(range(len(xs)))
-            ax.set_xticklabels(xs, rotation=30, ha="right")
+            ax.set_xticklabels([short(v) for v in xs], rotation=30, ha="right")
         elif len(xs) > 2 and min(xs) > 0 and max(xs) / min(xs) >= 100:
             ax.set_xscale("log")
+        if args.logy:
+            ax.set_yscale("log")
         ax.set_xlabel(args.x)
         ax.set_ylabel(args.y)
         if fv is not None:
-            ax.set_title(f"{args.facet}={fv}")
+            ax.set_title(f"{args.facet}={short(fv)}")
         if args.hue:
-            ax.legend(fontsize="small")
+            ax.legend(fontsize="x-small")
         ax.grid(alpha=0.3)
     return fig
 
@@ -132,16 +147,18 @@ def heatmap(df, args):
         grid = grid.reindex(index=ordered(grid.index.tolist()), columns=ordered(grid.columns.tolist()))
         im = ax.imshow(grid.values, aspect="auto", origin="lower", cmap="viridis")
         ax.set_xticks(range(len(grid.columns)))
-        ax.set_xticklabels(grid.columns, rotation=30, ha="right")
+        ax.set_xticklabels([short(v) for v in grid.columns], rotation=30, ha="right")
         ax.set_yticks(range(len(grid.index)))
-        ax.set_yticklabels(grid.index)
+        ax.set_yticklabels([short(v) for v in grid.index])
         for (i, j), v in np.ndenumerate(grid.values):
             if not np.isnan(v):
                 ax.text(j, i, f"{v:.3g}", ha="center", va="center", fontsize=7, color="w")
         ax.set_xlabel(args.x)
         ax.set_ylabel(args.y)
-        ax.set_title(args.z if fv is None else f"{args.z}, {args.facet}={fv}")
+        ax.set_title(args.z if fv is None else f"{args.facet}={short(fv)}", fontsize="medium")
         fig.colorbar(im, ax=ax)
+    if args.facet:
+        fig.suptitle(f"{args.z}: mean over the other settings")
     return fig
 
 
@@ -164,7 +181,7 @@ def pareto(df, args):
     fig, (ax,) = figure(1)
     groups = [(None, means)] if not args.hue else list(means.groupby(column(df, args.hue, True)))
     for h, sub in groups:
-        ax.scatter(sub[m1], sub[m2], s=18, alpha=0.7, label=None if h is None else f"{args.hue}={h}")
+        ax.scatter(sub[m1], sub[m2], s=18, alpha=0.7, label=None if h is None else f"{args.hue}={short(h)}")
     pts = list(zip(means[m1], means[m2]))
     front = pareto_front(pts)
     ax.plot([pts[i][0] for i in front], [pts[i][1] for i in front], "k-", drawstyle="steps-post",
@@ -246,6 +263,7 @@ def main(argv=None):
     ap.add_argument("--predicted-vs-measured", action="store_true")
     ap.add_argument("--sim-metric")
     ap.add_argument("--real-metric")
+    ap.add_argument("--logy", action="store_true", help="logarithmic y axis (lines)")
     ap.add_argument("--band", type=float, help="relative error band (default: the median error)")
     ap.add_argument("--where", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--out", help="PNG to write")
