@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char** environ;
+
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -20,6 +22,16 @@ std::string ProcessResult::Describe() const {
   if (timed_out) return fmt::format("timeout after {:.1f} s", wall_s);
   if (signal) return fmt::format("signal {} ({})", signal, strsignal(signal));
   return exit_status == 0 ? "ok" : fmt::format("exit {}", exit_status);
+}
+
+std::vector<std::string> EnvironmentWithoutMpiRank() {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string v = *e;
+    if (v.rfind("OMPI_", 0) == 0 || v.rfind("PMIX_", 0) == 0 || v.rfind("PMI_", 0) == 0) continue;
+    env.push_back(v);
+  }
+  return env;
 }
 
 std::string UtcNow() {
@@ -55,7 +67,8 @@ std::string Tail(const std::string& path) {
 }
 
 // In the child, after fork: only async-signal-safe calls.
-[[noreturn]] void ExecChild(char* const* argv, const char* out, const char* err) {
+[[noreturn]] void ExecChild(char* const* argv, char* const* envp, const char* out,
+                            const char* err) {
   setpgid(0, 0);
   const int o = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   const int e = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -63,7 +76,11 @@ std::string Tail(const std::string& path) {
   if (e >= 0) dup2(e, 2);
   const int in = open("/dev/null", O_RDONLY);
   if (in >= 0) dup2(in, 0);
-  execv(argv[0], argv);
+  if (envp) {
+    execve(argv[0], argv, envp);
+  } else {
+    execv(argv[0], argv);
+  }
   const char* msg = "sweep: cannot execute the point's program: ";
   (void)!write(2, msg, strlen(msg));
   const char* why = strerror(errno);
@@ -76,13 +93,17 @@ StatusOr<Running> Start(const ProcessSpec& spec, size_t task) {
   std::vector<char*> argv;
   for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const std::string& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   const std::string out = spec.stdout_path.empty() ? "/dev/null" : spec.stdout_path;
   const std::string err = spec.stderr_path.empty() ? "/dev/null" : spec.stderr_path;
   Running r{task, -1, Clock::now(), {}};
   r.result.start_time = UtcNow();
   const pid_t pid = fork();
   if (pid < 0) return Internal("cannot fork for '", spec.argv.at(0), "': ", std::strerror(errno));
-  if (pid == 0) ExecChild(argv.data(), out.c_str(), err.c_str());
+  if (pid == 0)
+    ExecChild(argv.data(), spec.env.empty() ? nullptr : envp.data(), out.c_str(), err.c_str());
   setpgid(pid, pid);  // also from the parent, so that a kill right away reaches the group
   r.pid = pid;
   return r;

@@ -16,7 +16,14 @@ struct ProcessSpec {
   std::vector<std::string> argv;         // argv[0] is the program's path (execv, no PATH search)
   std::string stdout_path, stderr_path;  // created or truncated; "" for /dev/null
   double timeout_s = 3600;
+  // The child's environment as NAME=VALUE; empty: this process's environment.
+  std::vector<std::string> env;
 };
+
+// This process's environment without the variables an MPI launcher sets for its ranks
+// (OMPI_*, PMIX_*, PMI_*), so that a child started from a rank of an mpirun job (a sweep spread
+// over ranks) is not taken for a rank of that job when it starts MPI itself (dist-train).
+std::vector<std::string> EnvironmentWithoutMpiRank();
 
 struct ProcessResult {
   int exit_status = -1;  // the exit code, or -1 when a signal ended the process

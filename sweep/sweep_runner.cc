@@ -88,6 +88,7 @@ StatusOr<ProcessSpec> MakeProcess(const Context& c, const SweepRun& r) {
   p.stdout_path = RunFile(c, "logs", r, ".out");
   p.stderr_path = RunFile(c, "logs", r, ".err");
   p.timeout_s = c.spec.timeout_s;
+  if (c.size > 1) p.env = EnvironmentWithoutMpiRank();
   return p;
 }
 
