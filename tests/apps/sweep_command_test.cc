@@ -199,6 +199,41 @@ TEST_CASE("flowbench sweep --validate runs simulated points for real and compare
   CHECK(v["points"][0]["measured_s"].get<double>() > 0);
 }
 
+TEST_CASE("flowbench sweep on SIGINT stops its runs and keeps what finished", "[apps][sweep]") {
+  SweepDir d(
+      "fixed: {model: lenet, platform: star_4.xml}\naxes:\n  steps: [1, 1000000, 1000000]\n");
+  const std::string bin = std::string(FB_BINARY_DIR) + "/flowbench";
+  std::vector<std::string> args = {bin, "sweep", d.dir + "/s.yaml", "--out", d.Out()};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, (d.dir + "/stderr.txt").c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, bin.c_str(), &actions, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  // The one-step point finishes, then the second (a million steps) runs until interrupted.
+  const std::string journal = d.Out() + "/journal.rank0.jsonl";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (Lines(journal) < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto sent = std::chrono::steady_clock::now();
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(std::chrono::steady_clock::now() - sent < std::chrono::seconds(10));
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 1));
+  CHECK_THAT(d.Read("stderr.txt"), Catch::Contains("interrupted"));
+  sweep::ResultsTable t = d.Results();
+  REQUIRE(t.rows() == 1);
+  CHECK(t.Find("steps")->numbers[0] == 1);
+  CHECK(t.Find("status")->strings[0] == "ok");
+}
+
 TEST_CASE("flowbench sweep --dry-run prints the runs and writes nothing", "[apps][sweep]") {
   SweepDir d(
       "mode: both\nrepetitions: 2\nfixed: {model: mlp}\naxes:\n  placer: [single, greedy]\n"
