@@ -72,7 +72,8 @@ StatusOr<double> Number(const Where& w, const YAML::Node& range, const std::stri
   const double d = std::strtod(s.c_str(), &end);
   if (s.empty() || *end != '\0' || !std::isfinite(d))
     return w.Error(v, key, fmt::format("range '{}' must be a finite number, got '{}'", field, s));
-  if (!IsInteger(s)) *integer = false;
+  // Integers beyond 2^53 lose digits as doubles: such a range is expanded as floating point.
+  if (!IsInteger(s) || std::abs(d) > 9e15) *integer = false;
   return d;
 }
 
@@ -109,9 +110,16 @@ StatusOr<std::vector<std::string>> ExpandRange(const Where& w, const YAML::Node&
   if (!geometric && by <= 0)
     return w.Error(r, key, fmt::format("range 'step' must be > 0, got {}", by));
   const double slack = 1e-9 * std::max(std::abs(to), 1.0);
+  double previous = 0;
   for (int64_t i = 0;; ++i) {
     const double v = geometric ? from * std::pow(by, static_cast<double>(i)) : from + by * i;
     if (v > to + slack) break;
+    if (i > 0 && v <= previous) {  // the step vanishes next to values this large
+      if (previous >= to - slack) break;
+      return w.Error(r, key,
+                     fmt::format("range step {} is too small to move from {}", by, previous));
+    }
+    previous = v;
     if (values.size() >= kMaxSweepPoints)
       return w.Error(r, key, fmt::format("range has more than {} values", kMaxSweepPoints));
     values.push_back(FormatValue(v, integer));
@@ -190,9 +198,10 @@ Status ReadScalars(const Where& w, const YAML::Node& root, SweepSpec* spec) {
   if (const YAML::Node n = root["name"]) spec->name = n.as<std::string>();
   if (const YAML::Node n = root["repetitions"]) {
     const std::string s = n.as<std::string>();
-    if (!IsInteger(s) || std::stoll(s) < 1 || std::stoll(s) > 10000)
+    const long long r = IsInteger(s) && s.size() < 10 ? std::stoll(s) : 0;
+    if (r < 1 || r > 10000)
       return w.Error(n, "repetitions", "must be an integer in [1, 10000], got '" + s + "'");
-    spec->repetitions = std::stoi(s);
+    spec->repetitions = static_cast<int>(r);
   }
   if (const YAML::Node n = root["timeout_s"]) {
     const std::string s = n.as<std::string>();

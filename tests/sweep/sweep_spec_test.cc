@@ -68,6 +68,9 @@ TEST_CASE("Sweep ranges expand arithmetic and geometric steps, ends included", "
   // A fractional step gives fractions; 0.1 * 3 is 0.30000000000000004 and still included.
   SweepSpec f = Parse("axes:\n  ps: {from: 0, to: 0.3, step: 0.1}\n");
   CHECK(f.groups[0].members[0].values == std::vector<std::string>{"0", "0.1", "0.2", "0.3"});
+  // Integer ends past 2^53 are not rounded through int64 (no overflow): floating point.
+  SweepSpec big = Parse("axes:\n  ps: {from: 99999999999999999999, to: 99999999999999999999}\n");
+  CHECK(big.groups[0].members[0].values == std::vector<std::string>{"1e+20"});
 }
 
 TEST_CASE("Sweep zipped lists advance together as one axis", "[sweep][spec]") {
@@ -172,6 +175,8 @@ TEST_CASE("Sweep spec errors name the file, line and key", "[sweep][spec][errors
   CHECK_THAT(ParseError("axes:\n  ps: {from: one, to: 8}\n"),
              Catch::Contains("'from' must be a finite number, got 'one'"));
   CHECK_THAT(ParseError("axes:\n  ps: {to: 8}\n"), Catch::Contains("range needs a number 'from'"));
+  CHECK_THAT(ParseError("axes:\n  ps: {from: 1e20, to: 2e20, step: 1}\n"),
+             Catch::Contains("range step 1 is too small to move from 1e+20"));
   CHECK_THAT(ParseError("zip:\n  - placer: [a, b]\n    ps: [1, 2, 3]\n"),
              Catch::Contains("bad.yaml:3") && Catch::Contains("zip[0].ps") &&
                  Catch::Contains("placer has 2 values, ps has 3"));
@@ -184,6 +189,8 @@ TEST_CASE("Sweep spec errors name the file, line and key", "[sweep][spec][errors
   CHECK_THAT(ParseError("fixed: {placer: [a, b]}\n"), Catch::Contains("lists go under axes"));
   CHECK_THAT(ParseError("real_command: fly\n"), Catch::Contains("unknown command 'fly'"));
   CHECK_THAT(ParseError("repetitions: 0\n"), Catch::Contains("repetitions"));
+  CHECK_THAT(ParseError("repetitions: 99999999999999999999999\n"),
+             Catch::Contains("must be an integer in [1, 10000]"));
   CHECK_THAT(ParseError("axes: {placer: [a, b\n"),
              Catch::Contains("bad.yaml:") && Catch::Contains("YAML"));
   CHECK_THAT(ParseError("axes:\n  ps: {from: 1, to: 2000000}\n"),
