@@ -73,6 +73,9 @@ Status RunSweepCommand(const SweepFlags& f, CLI::App* root) {
   if (f.dry_run) return Status::OK();
   std::cout << "sweep " << spec.name << ": " << r->finished << " runs, " << r->failed << " failed, "
             << r->skipped << " skipped (done before); results: " << r->results_path << "\n";
+  for (const std::string& f : r->failures) std::cout << "  failed: " << f << "\n";
+  if (r->failed > r->failures.size())
+    std::cout << "  ... " << r->failed - r->failures.size() << " more\n";
   if (r->failed)
     std::cout << "failed runs: status and error columns of the results, logs in the logs/ folder\n";
   if (!r->validation.is_null()) std::cout << sweep::FormatValidation(r->validation) << "\n";

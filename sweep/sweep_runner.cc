@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "sweep/process_pool.h"
@@ -41,7 +42,23 @@ struct Context {
   int rank = 0, size = 1;
   Clock::time_point last_rebuild = Clock::now();
   size_t finished = 0, failed = 0, total = 0;
+  std::vector<std::string> failures;  // SweepSummary::failures
 };
+
+constexpr size_t kFailuresShown = 5;
+
+// "point 3 rep 0 sim (exit 105): <the last line of its stderr that says something>" (CLI11's
+// closing "Run with --help for more information." skipped).
+std::string DescribeFailure(const SweepRow& row) {
+  std::string last;
+  std::istringstream lines(row.error);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find_first_not_of(" \t\r") != std::string::npos &&
+        line.rfind("Run with --help", 0) != 0)
+      last = line;
+  return fmt::format("point {} rep {} {} ({}){}{}", row.point, row.repetition, row.mode, row.status,
+                     last.empty() ? "" : ": ", last);
+}
 
 std::string Quote(const std::string& a) {
   if (!a.empty() && a.find_first_of(" \t\"'\\$`") == std::string::npos) return a;
@@ -135,7 +152,7 @@ Status RunPhase(Context* c, const std::vector<SweepRun>& runs, int jobs, SweepPr
     SweepRow row = MakeRow(*c, runs[i], procs[i], res);
     if (Status s = AppendRow(c->journal, row); !s.ok() && append.ok()) append = s;
     ++c->finished;
-    if (!row.ok()) ++c->failed;
+    if (!row.ok() && ++c->failed <= kFailuresShown) c->failures.push_back(DescribeFailure(row));
     if (Clock::now() - c->last_rebuild > std::chrono::duration<double>(kRebuildEvery_s)) {
       (void)RebuildResults(c->spec, c->out, c->o.commit);  // best effort: the journal has the row
       c->last_rebuild = Clock::now();
@@ -289,6 +306,7 @@ StatusOr<SweepSummary> RunSweep(const SweepSpec& spec, const FlagCatalog& flags,
   if (s.ok() && c.size > 1) s = WaitForRanks(&c);
   summary.finished = c.finished;
   summary.failed = c.failed;
+  summary.failures = c.failures;
   if (c.rank == 0 || !s.ok()) RETURN_IF_ERROR(RebuildResults(spec, c.out, o.commit));
   RETURN_IF_ERROR(s);
   if (compare && c.rank == 0) {

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "engine/framework/status.h"
 #include "sweep/sweep_spec.h"
@@ -41,6 +42,8 @@ struct SweepSummary {
   size_t skipped = 0;  // already done (--resume)
   size_t finished = 0, failed = 0;
   std::string results_path;
+  // The first few failed runs of this rank: "point 3 rep 0 sim (exit 105): <last stderr line>".
+  std::vector<std::string> failures;
   nlohmann::json validation;  // ValidationReport, or null
 };
 

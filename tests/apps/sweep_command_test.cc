@@ -68,6 +68,8 @@ TEST_CASE("flowbench sweep records a failing point and finishes the sweep", "[ap
   REQUIRE(d.Run("-j 2") == 0);
   INFO(d.Read("stderr.txt"));
   CHECK_THAT(d.Read("stdout.txt"), Catch::Contains("3 runs, 1 failed"));
+  CHECK_THAT(d.Read("stdout.txt"),
+             Catch::Contains("failed: point 1 rep 0 sim (exit 105): --batch-size"));
   sweep::ResultsTable t = d.Results();
   REQUIRE(t.rows() == 3);
   const sweep::ResultsColumn* batch = t.Find("batch-size");
