@@ -32,7 +32,10 @@ Status RebuildResults(const SweepSpec& spec, const std::string& out_dir,
 
 namespace {
 
+// The results table is rewritten from the journals at most every 2 s, and spends at most a tenth
+// of the sweep's time on it (a table of a million rows takes seconds to rewrite).
 constexpr double kRebuildEvery_s = 2.0;
+constexpr double kRebuildShare = 0.1;
 
 struct Context {
   const SweepSpec& spec;
@@ -41,6 +44,7 @@ struct Context {
   std::string out, journal, host;
   int rank = 0, size = 1;
   Clock::time_point last_rebuild = Clock::now();
+  double rebuild_s = 0;  // how long the last rewrite took
   size_t finished = 0, failed = 0, total = 0;
   std::vector<std::string> failures;  // SweepSummary::failures
 };
@@ -58,6 +62,17 @@ std::string DescribeFailure(const SweepRow& row) {
       last = line;
   return fmt::format("point {} rep {} {} ({}){}{}", row.point, row.repetition, row.mode, row.status,
                      last.empty() ? "" : ": ", last);
+}
+
+// Rewrites OUT/results.h5 when the last rewrite is old enough (kRebuildEvery_s, kRebuildShare);
+// errors are ignored here (the journal holds every row, the final rewrite reports them).
+void MaybeRebuild(Context* c) {
+  const double wait_s = std::max(kRebuildEvery_s, c->rebuild_s / kRebuildShare);
+  if (Clock::now() - c->last_rebuild < std::chrono::duration<double>(wait_s)) return;
+  const Clock::time_point start = Clock::now();
+  (void)RebuildResults(c->spec, c->out, c->o.commit);
+  c->last_rebuild = Clock::now();
+  c->rebuild_s = std::chrono::duration<double>(c->last_rebuild - start).count();
 }
 
 std::string Quote(const std::string& a) {
@@ -153,10 +168,7 @@ Status RunPhase(Context* c, const std::vector<SweepRun>& runs, int jobs, SweepPr
     if (Status s = AppendRow(c->journal, row); !s.ok() && append.ok()) append = s;
     ++c->finished;
     if (!row.ok() && ++c->failed <= kFailuresShown) c->failures.push_back(DescribeFailure(row));
-    if (Clock::now() - c->last_rebuild > std::chrono::duration<double>(kRebuildEvery_s)) {
-      (void)RebuildResults(c->spec, c->out, c->o.commit);  // best effort: the journal has the row
-      c->last_rebuild = Clock::now();
-    }
+    MaybeRebuild(c);  // best effort: the journal has the row
     progress->Update(c->finished, c->failed, running, /*force=*/false);
   };
   auto tick = [&](size_t now_running) {
@@ -203,10 +215,7 @@ Status WaitForRanks(Context* c) {
       if (in && std::getline(in, got) && got == id) break;
       if (c->o.stop && c->o.stop->load())
         return Cancelled("sweep interrupted while waiting for rank ", r);
-      if (Clock::now() - c->last_rebuild > std::chrono::duration<double>(kRebuildEvery_s)) {
-        (void)RebuildResults(c->spec, c->out, c->o.commit);
-        c->last_rebuild = Clock::now();
-      }
+      MaybeRebuild(c);
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
   }
