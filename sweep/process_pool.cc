@@ -1,18 +1,19 @@
 #include "sweep/process_pool.h"
 
 #include <fcntl.h>
-#include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 #include <chrono>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <thread>
+
+#include <fmt/format.h>
+
+extern char** environ;
 
 namespace fb::sweep {
 

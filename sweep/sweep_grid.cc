@@ -1,9 +1,9 @@
 #include "sweep/sweep_grid.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cstdlib>
+
+#include <fmt/format.h>
 
 namespace fb::sweep {
 

@@ -4,10 +4,11 @@
 // are done. The results table (sweep_results.h) is rebuilt from it. Under mpirun each rank
 // appends to its own file, OUT/journal.rank<R>.jsonl (rank 0 of a plain run included).
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/framework/status.h"
 

@@ -1,6 +1,5 @@
 #include "sweep/sweep_results.h"
 
-#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -11,6 +10,8 @@
 #include <limits>
 #include <map>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "engine/trace/hdf5_checked.h"
 #include "engine/trace/hdf5_util.h"

@@ -1,6 +1,5 @@
 #include "sweep/sweep_runner.h"
 
-#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,6 +9,8 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "sweep/process_pool.h"
 #include "sweep/sweep_grid.h"

@@ -3,7 +3,8 @@
 // (`BINARY COMMAND FLAGS --metrics-json OUT/metrics/<run>.json`), `jobs` simulated runs at a
 // time and `real_jobs` real ones (real runs measure time: by default one at a time, after the
 // simulated ones), each with the spec's timeout; appends a journal row per finished run, failed
-// or not, and keeps OUT/results.h5 (sweep_results.h) at most a few seconds behind the journal.
+// or not, and rewrites OUT/results.h5 (sweep_results.h) from the journals every few seconds
+// while it runs and once at its end.
 //
 // Files under OUT: journal.rank<R>.jsonl, results.h5, metrics/<run>.json, logs/<run>.out and
 // .err, traces/<run>.h5 (spec `trace: true`), validation.json (--validate, mode both).
@@ -13,9 +14,10 @@
 // end markers (OUT/.done.rank<R>) before writing the final table. No MPI library is used.
 #include <atomic>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/framework/status.h"
 #include "sweep/sweep_spec.h"
@@ -33,7 +35,7 @@ struct SweepOptions {
   std::string commit;            // BuildCommit()
   std::FILE* progress = stderr;  // nullptr: silent
   bool tty = false;
-  std::FILE* report = stdout;               // the dry run's list and the summary
+  std::FILE* report = stdout;               // the dry run's list of runs
   const std::atomic<bool>* stop = nullptr;  // set by SIGINT/SIGTERM: stop starting, end runs
 };
 

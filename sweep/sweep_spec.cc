@@ -1,12 +1,12 @@
 #include "sweep/sweep_spec.h"
 
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 namespace fb::sweep {
 

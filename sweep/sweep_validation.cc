@@ -1,10 +1,10 @@
 #include "sweep/sweep_validation.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "sweep/sweep_spec.h"
 

@@ -3,9 +3,10 @@
 // every point with a successful simulated run and a successful real run, the predicted and the
 // measured step time (means over repetitions, in seconds), their relative error and Kendall's
 // rank correlation over the points.
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "sweep/sweep_journal.h"
 

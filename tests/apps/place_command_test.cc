@@ -1,10 +1,11 @@
 // `flowbench place --metrics-json`: one placer's summary at the top level (what `flowbench sweep`
 // reads), several placers' summaries keyed by placer.
-#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "tests/engine/trace/temp_dir.h"
 

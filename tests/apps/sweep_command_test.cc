@@ -7,16 +7,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "sweep/sweep_results.h"
 #include "tests/engine/trace/temp_dir.h"

@@ -1,15 +1,15 @@
 // RunProcesses with /bin/sh children: exit statuses, signals, timeouts, stderr tails, the
 // environment, the jobs limit and stopping.
-#include "sweep/process_pool.h"
-
 #include <signal.h>
 #include <stdlib.h>
 
-#include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
 #include <map>
 
+#include <catch2/catch.hpp>
+
+#include "sweep/process_pool.h"
 #include "tests/engine/trace/temp_dir.h"
 
 namespace fb::sweep {

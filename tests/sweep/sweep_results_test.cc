@@ -1,15 +1,15 @@
 // The sweep's journal, metric flattening, results table (HDF5 schema, round trip, CSV) and the
 // validation statistics.
-#include "sweep/sweep_results.h"
-
 #include <hdf5.h>
 
-#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include <catch2/catch.hpp>
+
 #include "sweep/sweep_journal.h"
+#include "sweep/sweep_results.h"
 #include "sweep/sweep_validation.h"
 #include "tests/engine/trace/temp_dir.h"
 

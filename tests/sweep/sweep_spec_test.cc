@@ -1,10 +1,9 @@
 // Sweep specs: grid expansion (lists, ranges, zipped groups, scoped flags), point hashes, and
 // the messages of bad specs (file, line, key).
-#include "sweep/sweep_spec.h"
-
 #include <catch2/catch.hpp>
 
 #include "sweep/sweep_grid.h"
+#include "sweep/sweep_spec.h"
 
 namespace fb::sweep {
 namespace {
