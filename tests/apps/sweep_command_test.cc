@@ -7,17 +7,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
 #include "sweep/sweep_results.h"
 #include "tests/engine/trace/temp_dir.h"
@@ -59,6 +58,32 @@ size_t Lines(const std::string& path) {
   size_t n = 0;
   for (std::string line; std::getline(in, line);) ++n;
   return n;
+}
+
+// Starts `flowbench sweep s.yaml --out out` in the background (stdout to /dev/null, stderr to
+// stderr.txt) and returns its pid, for tests that kill or interrupt it.
+pid_t StartSweep(const SweepDir& d) {
+  const std::string bin = std::string(FB_BINARY_DIR) + "/flowbench";
+  std::vector<std::string> args = {bin, "sweep", d.dir + "/s.yaml", "--out", d.Out()};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, (d.dir + "/stderr.txt").c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, bin.c_str(), &actions, nullptr, argv.data(), environ) == 0);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+// Waits (at most a minute) until `path` has at least `n` lines.
+void WaitForLines(const std::string& path, size_t n) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (Lines(path) < n && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
 }
 
 TEST_CASE("flowbench sweep records a failing point and finishes the sweep", "[apps][sweep]") {
@@ -117,22 +142,9 @@ TEST_CASE("flowbench sweep --resume after a killed sweep runs only the missing p
   SweepDir d(
       "sim_command: place\nfixed: {model: mlp, placers: random}\naxes:\n  seed: {from: 1, to: "
       "12}\n");
-  const std::string bin = std::string(FB_BINARY_DIR) + "/flowbench";
-  std::vector<std::string> args = {bin, "sweep", d.dir + "/s.yaml", "--out", d.Out()};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, bin.c_str(), &actions, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = StartSweep(d);
   const std::string journal = d.Out() + "/journal.rank0.jsonl";
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (Lines(journal) < 2 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  WaitForLines(journal, 2);
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -205,24 +217,9 @@ TEST_CASE("flowbench sweep --validate runs simulated points for real and compare
 TEST_CASE("flowbench sweep on SIGINT stops its runs and keeps what finished", "[apps][sweep]") {
   SweepDir d(
       "fixed: {model: lenet, platform: star_4.xml}\naxes:\n  steps: [1, 1000000, 1000000]\n");
-  const std::string bin = std::string(FB_BINARY_DIR) + "/flowbench";
-  std::vector<std::string> args = {bin, "sweep", d.dir + "/s.yaml", "--out", d.Out()};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, (d.dir + "/stderr.txt").c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, bin.c_str(), &actions, nullptr, argv.data(), environ) == 0);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = StartSweep(d);
   // The one-step point finishes, then the second (a million steps) runs until interrupted.
-  const std::string journal = d.Out() + "/journal.rank0.jsonl";
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (Lines(journal) < 1 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  WaitForLines(d.Out() + "/journal.rank0.jsonl", 1);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const auto sent = std::chrono::steady_clock::now();
   kill(pid, SIGINT);
