@@ -1,20 +1,12 @@
 #include "sweep/sweep_results.h"
 
-#include <unistd.h>
-
 #include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
-
-#include "engine/trace/hdf5_checked.h"
-#include "engine/trace/hdf5_util.h"
 
 namespace fb::sweep {
 
