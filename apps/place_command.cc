@@ -6,6 +6,8 @@
 //                   [--devices cpu:N | --device-config FILE.json] [--links FILE.json]
 //                   [--placers single,round_robin,random,greedy,heft] [--feed NAME=D0,D1,...]
 //                   [--measured TRACE.h5] [--seed N] [--json OUT.json]
+//                   [--metrics-json OUT.json]   (one placer: its summary at the top level, for
+//                                                `flowbench sweep`; several: one object each)
 #include <fstream>
 #include <map>
 #include <iostream>
@@ -27,6 +29,7 @@ namespace {
 
 struct PlaceFlags {
   std::string graph, synthetic, model, devices = "cpu:4", device_config, links, json_out, measured;
+  std::string metrics_json;
   std::string placers;
   std::vector<std::string> feeds;
   uint64_t seed = 1;
@@ -98,6 +101,22 @@ Status ParseFeeds(const std::vector<std::string>& feeds, CostModelOptions* o) {
   return Status::OK();
 }
 
+// --metrics-json: the placer's summary (graph, num_nodes, placer, predicted_step_ns, ...,
+// devices) at the top level when one placer ran, else {"<placer>": summary, ...}.
+Status WriteMetricsJson(const std::string& path, const nlohmann::json& out) {
+  nlohmann::json m;
+  if (out["placers"].size() == 1) {
+    m = out["placers"][0];
+  } else {
+    for (const auto& run : out["placers"]) m[run["placer"].get<std::string>()] = run;
+  }
+  m["graph"] = out["graph"];
+  m["num_nodes"] = out["num_nodes"];
+  std::ofstream file(path);
+  if (!(file << m.dump(2) << "\n")) return Internal("cannot write metrics file '", path, "'");
+  return Status::OK();
+}
+
 Status Place(const PlaceFlags& f) {
   CostModelOptions copts;
   ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, LoadGraph(f, &copts.feed_shapes));
@@ -126,6 +145,7 @@ Status Place(const PlaceFlags& f) {
   }
   std::cout << g->num_nodes() << " nodes on " << cost.num_devices() << " devices\n"
             << FormatPlacerRuns(runs, cost);
+  if (!f.metrics_json.empty()) RETURN_IF_ERROR(WriteMetricsJson(f.metrics_json, out));
   if (f.json_out.empty()) return Status::OK();
   std::ofstream file(f.json_out);
   if (!file) return NotFound("cannot write '", f.json_out, "'");
@@ -151,6 +171,8 @@ FB_REGISTER_COMMAND("place", [](CLI::App* app) {
   cmd->add_option("--seed", flags.seed, "Seed for random placement and synthetic graphs")
       ->check(IntRange(0, INT64_MAX));
   cmd->add_option("--json", flags.json_out, "Write the summaries as JSON");
+  cmd->add_option("--metrics-json", flags.metrics_json,
+                  "Write the summary as flat metrics JSON (one placer: its summary)");
   cmd->callback([] {
     if (Status s = Place(flags); !s.ok()) Fail("place", s);
   });

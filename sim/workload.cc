@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 #include "engine/framework/device_name.h"
 
@@ -109,9 +110,40 @@ StatusOr<RoleAssignment> AssignRoles(const std::vector<SimDevice>& platform,
   return roles;
 }
 
+namespace {
+
+// Groups of variables that one op updates together through ref inputs (ApplyAdam: a weight and
+// its two slot variables): the placer colocates the op with all of them (4.3), so they must share
+// a parameter server. Returns each variable's group representative.
+std::map<const Node*, const Node*> VariableGroups(const Graph& g) {
+  std::map<const Node*, const Node*> parent;
+  auto find = [&parent](const Node* n) {
+    while (parent.count(n) && parent[n] != n) n = parent[n];
+    return n;
+  };
+  for (const Node* n : g.nodes()) {
+    const Node* first = nullptr;
+    for (int i = 0; i < n->num_inputs(); ++i) {
+      const Edge* e = n->input_is_ref(i) ? n->input_edge(i) : nullptr;
+      if (!e) continue;
+      if (!first) {
+        first = find(e->src);
+      } else if (const Node* root = find(e->src); root != first) {
+        parent[root] = first;
+      }
+    }
+  }
+  std::map<const Node*, const Node*> group;
+  for (const Node* n : g.nodes()) group[n] = find(n);
+  return group;
+}
+
+}  // namespace
+
 void ConstrainForParameterServers(Graph* g, int num_ps) {
   if (num_ps <= 0) return;
-  int next = 0;
+  const std::map<const Node*, const Node*> group = VariableGroups(*g);
+  std::map<const Node*, int> task;  // group -> its parameter server, round-robin over groups
   for (Node* n : g->nodes()) {
     if (!n->requested_device().empty()) continue;
     const bool is_variable = n->num_outputs() > 0 && n->output_is_ref(0) && n->num_inputs() == 0;
@@ -120,8 +152,12 @@ void ConstrainForParameterServers(Graph* g, int num_ps) {
     bool updates_variable = false;
     for (int i = 0; i < n->num_inputs(); ++i) updates_variable |= n->input_is_ref(i);
     if (updates_variable) continue;
-    n->mutable_def()->device =
-        is_variable ? "/job:ps/task:" + std::to_string(next++ % num_ps) : "/job:worker";
+    if (!is_variable) {
+      n->mutable_def()->device = "/job:worker";
+      continue;
+    }
+    const auto [it, fresh] = task.emplace(group.at(n), static_cast<int>(task.size()));
+    n->mutable_def()->device = "/job:ps/task:" + std::to_string(it->second % num_ps);
   }
 }
 

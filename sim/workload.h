@@ -69,8 +69,9 @@ struct RoleAssignment {
 StatusOr<RoleAssignment> AssignRoles(const std::vector<SimDevice>& platform,
                                      const WorkloadOptions& options);
 
-// Sets requested devices for data parallelism with parameter servers (round-robin Variables,
-// ops updating them through ref inputs left to colocation, the rest on /job:worker); a no-op
+// Sets requested devices for data parallelism with parameter servers (Variables round-robin,
+// those one op updates together, such as a weight and its Adam slots, on one PS; ops updating
+// them through ref inputs left to colocation, the rest on /job:worker); a no-op
 // without parameter servers. Nodes with a requested device keep it.
 void ConstrainForParameterServers(Graph* g, int num_ps);
 

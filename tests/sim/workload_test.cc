@@ -2,7 +2,10 @@
 // compression); golden times computed by hand in the comments.
 #include "sim/workload.h"
 
+#include <set>
+
 #include "engine/placement/placer.h"
+#include "experiments/models/model_graph.h"
 #include "sim/simulator.h"
 #include "tests/sim/sim_test_util.h"
 
@@ -123,6 +126,34 @@ TEST_CASE("The simulator places with the engine's placer", "[sim]") {
         "/job:ps/replica:0/task:0/device:CPU:0");
   CHECK(sim.placed_graph()->FindNode("g")->assigned_device() ==
         "/job:worker/replica:0/task:0/device:CPU:0");
+}
+
+TEST_CASE("Parameter servers keep a variable and its optimizer slots together", "[sim]") {
+  // MLP trained with Adam: ApplyAdam updates a weight and its two slot variables through ref
+  // inputs, and the placer colocates it with all three. Assigning the three round-robin put them
+  // on different parameter servers ("conflicting placement constraints" with --ps 2 and more).
+  StatusOr<experiments::ModelGraph> m = experiments::BuildModelGraph("mlp", 8);
+  REQUIRE(m.ok());
+  Graph* g = m->graph.get();
+  ConstrainForParameterServers(g, 4);
+  std::set<std::string> used;
+  int applies = 0;  // ops updating three variables (ApplyAdam)
+  for (const Node* n : g->nodes()) {
+    std::set<std::string> devices;
+    int refs = 0;
+    for (int i = 0; i < n->num_inputs(); ++i) {
+      if (!n->input_is_ref(i) || !n->input_edge(i)) continue;
+      devices.insert(n->input_edge(i)->src->requested_device());
+      ++refs;
+    }
+    if (devices.empty()) continue;
+    INFO(n->name());
+    CHECK(devices.size() == 1);
+    used.insert(*devices.begin());
+    applies += refs == 3;
+  }
+  CHECK(applies > 0);
+  CHECK(used.size() == 4);  // the groups still spread over every parameter server
 }
 
 TEST_CASE("Workload options are checked", "[sim]") {
