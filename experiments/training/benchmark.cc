@@ -14,6 +14,7 @@
 #include "engine/runtime/session.h"
 #include "engine/runtime/step_stats.h"
 #include "engine/trace/trace_writer.h"
+#include "experiments/models/model_stats.h"
 
 namespace fb::experiments {
 namespace {
@@ -188,12 +189,18 @@ int64_t CountParameters(const Model& m) {
   return n;
 }
 
-// HOOK(model_stats): the forward FLOPs per example. experiments/models/model_stats.h (branch
-// h-convnets) counts them from the graph; until it is merged this returns nothing and the header
-// and metrics JSON say "unknown"/null. Wire it here: FLOPs of the forward pass of one batch
-// divided by the batch size.
-std::optional<double> ForwardFlopsPerExample(const Model& /*model*/, int64_t /*batch_size*/) {
-  return std::nullopt;
+// The forward FLOPs per example (experiments/models/model_stats.h: 2 x multiply-adds of Conv2D
+// and MatMul) in the model's unit: FLOPs of one batch divided by examples_per_step (images, or
+// words for a language model). Nothing when they cannot be counted, or when the graph has a while
+// loop: its body would count once instead of once per iteration.
+std::optional<double> ForwardFlopsPerExample(const Model& model, int64_t batch_size) {
+  for (const Node* n : model.scope.graph()->nodes()) {
+    if (n->op() == "NextIteration") return std::nullopt;
+  }
+  StatusOr<int64_t> per_batch_row = experiments::ForwardFlopsPerExample(model);
+  if (!per_batch_row.ok() || model.examples_per_step < 1) return std::nullopt;
+  return static_cast<double>(*per_batch_row) * static_cast<double>(batch_size) /
+         static_cast<double>(model.examples_per_step);
 }
 
 // The result's description of the run (everything but the measurements).

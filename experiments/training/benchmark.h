@@ -77,7 +77,7 @@ struct BenchmarkResult {
   int64_t examples_per_step = 0;  // Model::examples_per_step
   std::string example_unit;       // Model::example_unit ("images", "words")
   int64_t parameter_count = 0;    // trainable scalars (sum over Model::variables)
-  // Forward FLOPs per example; empty until the model statistics (model_stats.h) are wired in.
+  // Forward FLOPs per example in example_unit (model_stats.h); empty for a while-loop graph.
   std::optional<double> forward_flops_per_example;
   std::vector<double> step_ms;  // wall time of every timed step
   StepTimeStats stats;          // summary of step_ms

@@ -72,7 +72,9 @@ TEST_CASE(
     CHECK(j["peak_rss_bytes"] > 0);
     CHECK(j["final_loss"].is_null() == forward);
     CHECK(j["optimizer"] == (forward ? nlohmann::json(nullptr) : nlohmann::json("momentum")));
-    CHECK(j["forward_flops_per_example"].is_null());
+    // 2 x (conv1 + conv2 + fc1 + fc2 + logits multiply-adds) per image.
+    CHECK(j["forward_flops_per_example"] ==
+          2 * (28 * 28 * 6 * 25 + 10 * 10 * 16 * 150 + 400 * 120 + 120 * 84 + 84 * 10));
   }
 }
 
