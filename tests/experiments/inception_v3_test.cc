@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/placement/graph_shapes.h"
+#include "engine/placement/op_cost.h"
 #include "experiments/models/models.h"
 #include "tests/test_util.h"
 
@@ -145,6 +146,18 @@ TEST_CASE("inception_v3 block shapes at 299x299 follow torchvision (shape infere
     CHECK(*got == want);
   }
   CHECK(m.logits == "fc/BiasAdd:0");
+
+  // Forward multiply-adds per image, convolutions and fc (the cost model counts 2 FLOPs each):
+  // 5,713,216,096 in /work/shared/papers/osdi2016-benchmarks.md section 3 (torchvision: "GFLOPS
+  // 5.71").
+  double forward_flops = 0;
+  for (Node* n : g.nodes()) {
+    if ((n->op() != "Conv2D" && n->op() != "MatMul") || n->name().rfind("gradients/", 0) == 0) {
+      continue;
+    }
+    forward_flops += EstimateOpWork(*n, shapes->inputs(*n), shapes->outputs(*n)).flops;
+  }
+  CHECK(forward_flops == 2.0 * 5713216096);
 }
 
 TEST_CASE("inception_v3 rejects images smaller than 75x75 naming the model and the size",
