@@ -19,7 +19,29 @@ CrossEntropy TwoOutputs(const Scope& s, const std::string& op, Output a, Output 
   return n ? CrossEntropy{Output(n, 0), Output(n, 1)} : CrossEntropy{};
 }
 
+AttrMap BatchNormAttrMap(const FusedBatchNormAttrs& a) {
+  return {{"epsilon", a.epsilon}, {"is_training", a.is_training}, {"data_format", a.data_format}};
+}
+
 }  // namespace
+
+FusedBatchNormOutputs FusedBatchNorm(const Scope& s, Output x, Output scale, Output offset,
+                                     Output mean, Output variance,
+                                     const FusedBatchNormAttrs& attrs) {
+  Node* n = AddOp(s, "FusedBatchNorm", {x, scale, offset, mean, variance}, BatchNormAttrMap(attrs));
+  if (!n) return {};
+  return {Output(n, 0), Output(n, 1), Output(n, 2), Output(n, 3), Output(n, 4)};
+}
+
+FusedBatchNormGradOutputs FusedBatchNormGrad(const Scope& s, Output y_backprop, Output x,
+                                             Output scale, Output reserve_space_1,
+                                             Output reserve_space_2,
+                                             const FusedBatchNormAttrs& attrs) {
+  Node* n = AddOp(s, "FusedBatchNormGrad", {y_backprop, x, scale, reserve_space_1, reserve_space_2},
+                  BatchNormAttrMap(attrs));
+  if (!n) return {};
+  return {Output(n, 0), Output(n, 1), Output(n, 2), Output(n, 3), Output(n, 4)};
+}
 
 Output Relu(const Scope& s, Output features) { return Op(s, "Relu", {features}); }
 Output Sigmoid(const Scope& s, Output x) { return Op(s, "Sigmoid", {x}); }

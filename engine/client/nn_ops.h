@@ -45,6 +45,30 @@ CrossEntropy SoftmaxCrossEntropyWithLogits(const Scope& s, Output features, Outp
 // features [batch, classes], labels [batch] int32 or int64.
 CrossEntropy SparseSoftmaxCrossEntropyWithLogits(const Scope& s, Output features, Output labels);
 
+// Batch normalization (TensorFlow's FusedBatchNorm, NHWC): x [N, H, W, C]; scale, offset,
+// mean, variance [C]. is_training: normalizes with the batch's mean and biased variance
+// (mean/variance may be empty [0] constants), batch_variance is the unbiased one (for moving
+// averages); otherwise with the given mean and variance. float or double.
+struct FusedBatchNormAttrs {
+  float epsilon = 1e-4f;
+  bool is_training = true;
+  std::string data_format = "NHWC";  // only NHWC is supported
+};
+struct FusedBatchNormOutputs {
+  Output y, batch_mean, batch_variance, reserve_space_1, reserve_space_2;
+};
+FusedBatchNormOutputs FusedBatchNorm(const Scope& s, Output x, Output scale, Output offset,
+                                     Output mean, Output variance,
+                                     const FusedBatchNormAttrs& attrs = {});
+struct FusedBatchNormGradOutputs {
+  Output x_backprop, scale_backprop, offset_backprop, reserve_space_3, reserve_space_4;
+};
+// reserve_space_1/_2: the forward's (training) or its mean/variance inputs (inference).
+FusedBatchNormGradOutputs FusedBatchNormGrad(const Scope& s, Output y_backprop, Output x,
+                                             Output scale, Output reserve_space_1,
+                                             Output reserve_space_2,
+                                             const FusedBatchNormAttrs& attrs = {});
+
 // The gradient ops (normally added by AddSymbolicGradients, engine/autodiff/nn_grad.cc).
 Output ReluGrad(const Scope& s, Output gradients, Output features);
 Output SigmoidGrad(const Scope& s, Output y, Output dy);

@@ -50,7 +50,7 @@ Output VariableStore::Reuse(const Scope& s, const std::string& name, const Tenso
 Status VariableStore::CreateFromSpecs(const Scope& root, const std::vector<VariableSpec>& specs) {
   for (const VariableSpec& v : specs) {
     if (v.zeros) {
-      Bias(root, v.name, v.shape);
+      Filled(root, v.name, v.shape, v.fill);
     } else {
       Weight(root, v.name, v.shape, v.fan_in, v.fan_out, v.init);
     }
@@ -75,11 +75,41 @@ Output VariableStore::Weight(const Scope& s, const std::string& name, const Tens
 }
 
 Output VariableStore::Bias(const Scope& s, const std::string& name, const TensorShape& shape) {
-  specs_.push_back({s.prefix() + name, shape, true});
+  return Filled(s, name, shape, 0.0f);
+}
+
+namespace {
+Tensor FilledTensor(const TensorShape& shape, float value) {
+  Tensor t(DataType::kFloat, shape);
+  std::fill(t.data<float>(), t.data<float>() + t.NumElements(), value);
+  return t;
+}
+}  // namespace
+
+Output VariableStore::Filled(const Scope& s, const std::string& name, const TensorShape& shape,
+                             float value) {
+  VariableSpec spec{s.prefix() + name, shape, true};
+  spec.fill = value;
+  specs_.push_back(spec);
   if (reusing_) return Reuse(s, name, shape);
-  Tensor zeros(DataType::kFloat, shape);
-  std::fill(zeros.data<float>(), zeros.data<float>() + zeros.NumElements(), 0.0f);
-  return Add(s, name, shape, ops::Const(s.NewSubScope(name + "_init"), zeros));
+  return Add(s, name, shape, ops::Const(s.NewSubScope(name + "_init"), FilledTensor(shape, value)));
+}
+
+Output VariableStore::NonTrainable(const Scope& s, const std::string& name,
+                                   const TensorShape& shape, float value) {
+  if (reusing_) {
+    s.UpdateStatus(InvalidArgument(
+        "non-trainable Variable '", s.prefix() + name,
+        "' (e.g. batch normalization's moving statistics) is not supported when replicas share "
+        "the Variables (VariableStore::Reusing, data-parallel training)"));
+    return Output();
+  }
+  Output var = ops::Variable(s.WithOpName(name), shape, DataType::kFloat);
+  initializers_.push_back(ops::Assign(s.WithOpName(name + "/Assign"), var,
+                                      ops::Const(s.NewSubScope(name + "_init"),
+                                                 FilledTensor(shape, value))));
+  non_trainable_.push_back(var);
+  return var;
 }
 
 namespace {

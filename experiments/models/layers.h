@@ -21,16 +21,23 @@ namespace fb::experiments {
 enum class InitKind { kHeUniform, kGlorotUniform };
 
 // What a layer asked for: the Variable's full node name, shape and initialisation (Weight:
-// `init` with the fans; Bias: zeros).
+// `init` with the fans; Bias and Filled: every element `fill`).
 struct VariableSpec {
   std::string name;  // e.g. "conv1/weights"
   TensorShape shape;
-  bool zeros = false;  // Bias
+  bool zeros = false;  // constant-initialized (Bias, Filled): every element is `fill`
   int64_t fan_in = 0, fan_out = 0;
   InitKind init = InitKind::kHeUniform;
+  float fill = 0;  // the constant of Bias (0) or Filled (e.g. 1 for batch norm's scale)
 };
 
 // The trainable Variables of a model, in creation order, and the Assigns that initialize them.
+// It also holds the model's non-trainable Variables (batch normalization's moving statistics:
+// initialized by the Assigns in initializers() and saved by the model Saver like every Variable,
+// but not in variables(), so they get no gradient and no optimizer slot), the update ops the
+// train op must run (their moving averages), and whether layers build their training or
+// inference form (training()).
+
 // Two further modes serve data parallelism (mpi/dist_model.h), where the Variables live
 // once on the parameter servers and every replica builds its own forward pass:
 //   CreateFromSpecs  creates Variables (and initializers) from specs recorded by another store,
@@ -49,6 +56,27 @@ class VariableStore {
                 int64_t fan_out, InitKind init);
   // A float Variable of `shape` initialized to zeros; returns "<name>/read" as Weight.
   Output Bias(const Scope& s, const std::string& name, const TensorShape& shape);
+  // A trainable float Variable of `shape` with every element `value` (batch norm's scale: 1);
+  // returns "<name>/read" as Weight.
+  Output Filled(const Scope& s, const std::string& name, const TensorShape& shape, float value);
+
+  // A non-trainable float Variable `name` (under `s`'s prefix) of `shape`, every element `value`
+  // at init. Returns the Variable's Ref output: read it through ops::Identity, update it with
+  // Assign/AssignSub and register the update with AddUpdate. Not supported in Reusing mode
+  // (data-parallel replicas share only trainable Variables): records InvalidArgument naming the
+  // Variable in `s` and returns an invalid Output.
+  Output NonTrainable(const Scope& s, const std::string& name, const TensorShape& shape,
+                      float value);
+  // An op (an Assign to a non-trainable Variable) that each training step must run: BuildModel
+  // makes the train op depend on every update.
+  void AddUpdate(Output update) { updates_.push_back(update); }
+  const std::vector<Output>& non_trainable_variables() const { return non_trainable_; }
+  const std::vector<Output>& updates() const { return updates_; }
+  // true (default): layers build their training form (batch normalization normalizes with the
+  // batch's statistics and updates its moving averages); false: the inference form (moving
+  // statistics, no updates). BuildModel sets it from ModelOptions::training.
+  bool training() const { return training_; }
+  void set_training(bool training) { training_ = training; }
 
   // The Variables' Ref outputs (what optimizers and Savers take).
   const std::vector<Output>& variables() const { return variables_; }
@@ -64,6 +92,8 @@ class VariableStore {
   int64_t next_stream_ = 1;
   std::vector<Output> variables_, initializers_;
   std::vector<VariableSpec> specs_;
+  std::vector<Output> non_trainable_, updates_;
+  bool training_ = true;
   bool reusing_ = false;
   std::vector<Output> reuse_;
 };

@@ -131,7 +131,14 @@ Status BuildTraining(const Scope& root, const ModelOptions& o, Output loss, Outp
   Output increment = ops::AssignAdd(
       root.WithOpName("input/step_increment").WithControlDependencies(std::vector<Node*>{apply}),
       step, ops::Const(root, int64_t{1}));
-  Node* train = ops::Group(root.WithOpName("train"), {increment});
+  std::vector<Output> train_deps = {increment};
+  if (!vars.updates().empty()) {
+    Node* updates = ops::Group(root.WithOpName("update_non_trainable"), vars.updates());
+    if (updates == nullptr) return root.status();
+    m->update_op = updates->name();
+    if (o.mode == TrainMode::kTrain) train_deps.push_back(Output(updates));
+  }
+  Node* train = ops::Group(root.WithOpName("train"), train_deps);
   if (train) m->train_op = train->name();
   initializers->insert(initializers->end(), opt->initializers().begin(), opt->initializers().end());
   return root.status();
@@ -178,6 +185,7 @@ StatusOr<Model> BuildModel(const std::string& name, const ModelOptions& o) {
   std::vector<Output> initializers;
   Output step = BuildInput(root, o, &m, &images, &labels, &initializers);
   VariableStore vars(o.seed);
+  vars.set_training(o.training);
   Output logits = forward(root, images, o, &vars);
   RETURN_IF_ERROR(root.status());
   m.images = images.name();
@@ -185,6 +193,10 @@ StatusOr<Model> BuildModel(const std::string& name, const ModelOptions& o) {
   m.logits = logits.name();
   for (const Output& v : vars.variables()) {
     m.variables.push_back({v.node()->name(), v.node()->def().attrs.at("shape").get<TensorShape>()});
+  }
+  for (const Output& v : vars.non_trainable_variables()) {
+    m.non_trainable_variables.push_back(
+        {v.node()->name(), v.node()->def().attrs.at("shape").get<TensorShape>()});
   }
   Output loss;
   BuildMetrics(root, logits, labels, &m, &loss);

@@ -59,6 +59,11 @@ struct ModelOptions {
   int64_t num_shards = 1;   // data parallelism: workers sharing each global batch
   int64_t shard_index = 0;  // this worker's slice
   TrainMode mode = TrainMode::kTrain;
+  // true: layers build their training form (batch normalization normalizes with batch statistics
+  // and the train op updates its moving averages). false: the inference form (moving
+  // statistics, no updates; the train op then trains with the statistics frozen): build it to
+  // evaluate a model restored from a checkpoint of the training form (same Variable names).
+  bool training = true;
 };
 
 struct ModelVariable {
@@ -78,6 +83,13 @@ struct Model {
   std::vector<ModelVariable> variables;     // trainable, in creation order
   std::vector<std::string> gradients;       // d loss / d variables[i] (tensor names)
   std::vector<std::string> gradient_feeds;  // kApplyFedGradients: Placeholders train applies
+  // Non-trainable Variables (batch normalization's moving statistics), in creation order: set
+  // by init and saved in checkpoints, never trained.
+  std::vector<ModelVariable> non_trainable_variables;
+  // Target running every update of the non-trainable Variables (moving averages of the batch
+  // statistics of the batch fed or read in the same Run); "" when there are none. kTrain's train
+  // op depends on it; with kApplyFedGradients run it together with the gradients.
+  std::string update_op;
 };
 
 // Builds model `name`. Errors: NotFound naming the model and listing the known ones;

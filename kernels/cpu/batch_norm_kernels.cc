@@ -1,0 +1,279 @@
+// CPU FusedBatchNorm and FusedBatchNormGrad (engine/ops/nn_ops_batch_norm.cc). x is viewed as a
+// row-major [M, C] matrix (M = N*H*W rows of C channels, NHWC). Per-channel sums are
+// accumulated in double over blocks of rows, one block per task on the intra-op pool, and the
+// blocks' partial sums added at the end; the element-wise pass (y = x * a + b per channel) is
+// split over rows the same way. Training forward and backward read x twice (sums, then the
+// element-wise pass); inference backward reads it once. The variance is computed from sums of
+// (x - K) and (x - K)^2 with K the channel's first value, which keeps the subtraction exact
+// enough for data whose mean is far from 0 (shifted-data algorithm, Chan, Golub and LeVeque 1983).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels/cpu/nn_kernel_util.h"
+
+namespace fb {
+namespace {
+
+// Attrs shared by both kernels; data_format other than NHWC fails construction.
+struct BatchNormAttrs {
+  float epsilon = 1e-4f;
+  bool is_training = true;
+};
+
+BatchNormAttrs ParseAttrs(OpKernelConstruction* ctx) {
+  BatchNormAttrs a;
+  std::string format;
+  ctx->SetStatus(ctx->GetAttr("epsilon", &a.epsilon));
+  ctx->SetStatus(ctx->GetAttr("is_training", &a.is_training));
+  ctx->SetStatus(ctx->GetAttr("data_format", &format));
+  if (ctx->status().ok() && format != "NHWC")
+    ctx->SetStatus(
+        InvalidArgument("data_format \"", format, "\" is not supported (only \"NHWC\")"));
+  if (ctx->status().ok() && !(a.epsilon >= 0))
+    ctx->SetStatus(InvalidArgument("epsilon must be >= 0, got ", a.epsilon));
+  return a;
+}
+
+// InvalidArgument unless t is 1-D with `channels` elements (or 0 with `may_be_empty`).
+Status CheckChannelVector(const Tensor& t, const char* what, int64_t channels, bool may_be_empty) {
+  if (t.dims() == 1 && (t.dim_size(0) == channels || (may_be_empty && t.dim_size(0) == 0)))
+    return Status::OK();
+  return InvalidArgument(what, " must be 1-D with ", channels, " elements (the channels of x)",
+                         may_be_empty ? " or empty" : "", ", got shape ", t.shape().DebugString());
+}
+
+Status CheckNhwc(const Tensor& t, const char* what) {
+  if (t.dims() == 4) return Status::OK();
+  return InvalidArgument(what, " must be 4-D NHWC, got shape ", t.shape().DebugString());
+}
+
+// Per-channel double sums over the rows of [rows, C]: `width` sums per channel (acc[w * C + c]),
+// accumulated by accumulate(row_begin, row_end, acc) per block in parallel and then added up.
+template <typename Accumulate>
+std::vector<double> ChannelSums(OpKernelContext* ctx, int64_t rows, int64_t channels, int width,
+                                const Accumulate& accumulate) {
+  ThreadPool* pool = ctx->intra_op_pool();
+  const int64_t threads = pool ? pool->NumThreads() : 1;
+  const int64_t kMinElementsPerBlock = 1 << 14;
+  const int64_t blocks = std::clamp<int64_t>(rows * channels / kMinElementsPerBlock, 1,
+                                             std::max<int64_t>(1, std::min(4 * threads, rows)));
+  const int64_t stride = width * channels;
+  std::vector<double> partial(blocks * stride, 0.0);
+  nn::Shard(ctx, blocks, std::max<int64_t>(1, rows / blocks * channels * 2),
+            [&](int64_t begin, int64_t end) {
+              for (int64_t b = begin; b < end; ++b)
+                accumulate(b * rows / blocks, (b + 1) * rows / blocks, partial.data() + b * stride);
+            });
+  std::vector<double> sums(partial.begin(), partial.begin() + stride);
+  for (int64_t b = 1; b < blocks; ++b)
+    for (int64_t i = 0; i < stride; ++i) sums[i] += partial[b * stride + i];
+  return sums;
+}
+
+// out[r, c] = in[r, c] * a[c] + b[c] over [rows, C], split over rows on the intra-op pool.
+template <typename T>
+void AffinePerChannel(OpKernelContext* ctx, const T* in, int64_t rows, int64_t channels,
+                      const std::vector<T>& a, const std::vector<T>& b, T* out) {
+  nn::Shard(ctx, rows, 2 * channels + 1, [&](int64_t begin, int64_t end) {
+    const T* pa = a.data();
+    const T* pb = b.data();
+    for (int64_t r = begin; r < end; ++r) {
+      const T* x = in + r * channels;
+      T* y = out + r * channels;
+      for (int64_t c = 0; c < channels; ++c) y[c] = x[c] * pa[c] + pb[c];
+    }
+  });
+}
+
+template <typename T>
+void FillNaN(Tensor* t) {
+  std::fill(t->data<T>(), t->data<T>() + t->NumElements(), std::numeric_limits<T>::quiet_NaN());
+}
+
+// Batch mean and biased variance of x [rows, C] per channel (sums of shifted data, see above).
+template <typename T>
+void BatchMoments(OpKernelContext* ctx, const T* x, int64_t rows, int64_t channels,
+                  std::vector<double>* mean, std::vector<double>* variance) {
+  std::vector<double> shift(x, x + channels);
+  const double* k = shift.data();
+  std::vector<double> sums =
+      ChannelSums(ctx, rows, channels, 2, [&](int64_t begin, int64_t end, double* acc) {
+        double* s1 = acc;
+        double* s2 = acc + channels;
+        for (int64_t r = begin; r < end; ++r) {
+          const T* row = x + r * channels;
+          for (int64_t c = 0; c < channels; ++c) {
+            const double d = static_cast<double>(row[c]) - k[c];
+            s1[c] += d;
+            s2[c] += d * d;
+          }
+        }
+      });
+  mean->resize(channels);
+  variance->resize(channels);
+  const double m = static_cast<double>(rows);
+  for (int64_t c = 0; c < channels; ++c) {
+    const double d = sums[c] / m;
+    (*mean)[c] = k[c] + d;
+    (*variance)[c] = std::max(0.0, sums[channels + c] / m - d * d);
+  }
+}
+
+template <typename T>
+class FusedBatchNormOp : public OpKernel {
+ public:
+  explicit FusedBatchNormOp(OpKernelConstruction* ctx) : OpKernel(ctx), attrs_(ParseAttrs(ctx)) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    OP_REQUIRES_OK(ctx, CheckNhwc(x, "x"));
+    const int64_t channels = x.dim_size(3);
+    const int64_t rows = channels == 0 ? 0 : x.NumElements() / channels;
+    static const char* kNames[] = {"x", "scale", "offset", "mean", "variance"};
+    for (int i = 1; i < 5; ++i)
+      OP_REQUIRES_OK(ctx, CheckChannelVector(ctx->input(i), kNames[i], channels,
+                                             attrs_.is_training && i >= 3));
+    Tensor* out[5];
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out[0]));
+    for (int i = 1; i < 5; ++i)
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(i, TensorShape({channels}), &out[i]));
+    std::vector<double> mean, variance;
+    if (attrs_.is_training) {
+      if (rows == 0) {
+        for (int i = 1; i < 5; ++i) FillNaN<T>(out[i]);
+        return;
+      }
+      BatchMoments(ctx, x.data<T>(), rows, channels, &mean, &variance);
+    } else {
+      mean.assign(ctx->input(3).data<T>(), ctx->input(3).data<T>() + channels);
+      variance.assign(ctx->input(4).data<T>(), ctx->input(4).data<T>() + channels);
+    }
+    Normalize(ctx, x, mean, variance, out[0]);
+    // TensorFlow's CPU kernel: batch_variance is unbiased (for moving averages), the reserve
+    // space keeps the biased variance the normalization used.
+    const double bessel =
+        attrs_.is_training && rows > 1 ? static_cast<double>(rows) / (rows - 1) : 1.0;
+    for (int64_t c = 0; c < channels; ++c) {
+      out[1]->data<T>()[c] = out[3]->data<T>()[c] = static_cast<T>(mean[c]);
+      out[2]->data<T>()[c] = static_cast<T>(variance[c] * bessel);
+      out[4]->data<T>()[c] = static_cast<T>(variance[c]);
+    }
+  }
+
+ private:
+  // y = (x - mean) * scale / sqrt(variance + epsilon) + offset = x * a + b per channel.
+  void Normalize(OpKernelContext* ctx, const Tensor& x, const std::vector<double>& mean,
+                 const std::vector<double>& variance, Tensor* y) const {
+    const int64_t channels = x.dim_size(3);
+    const T* scale = ctx->input(1).data<T>();
+    const T* offset = ctx->input(2).data<T>();
+    std::vector<T> a(channels), b(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      const double ac = scale[c] / std::sqrt(variance[c] + attrs_.epsilon);
+      a[c] = static_cast<T>(ac);
+      b[c] = static_cast<T>(offset[c] - mean[c] * ac);
+    }
+    if (channels == 0) return;
+    AffinePerChannel(ctx, x.data<T>(), x.NumElements() / channels, channels, a, b, y->data<T>());
+  }
+
+  BatchNormAttrs attrs_;
+};
+
+template <typename T>
+class FusedBatchNormGradOp : public OpKernel {
+ public:
+  explicit FusedBatchNormGradOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), attrs_(ParseAttrs(ctx)) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& dy = ctx->input(0);
+    const Tensor& x = ctx->input(1);
+    OP_REQUIRES_OK(ctx, CheckNhwc(dy, "y_backprop"));
+    OP_REQUIRES_OK(ctx, CheckNhwc(x, "x"));
+    OP_REQUIRES_OK(ctx, nn::CheckSameShape(dy, "y_backprop", x, "x"));
+    const int64_t channels = x.dim_size(3);
+    const int64_t rows = channels == 0 ? 0 : x.NumElements() / channels;
+    static const char* kNames[] = {"y_backprop", "x", "scale", "reserve_space_1",
+                                   "reserve_space_2"};
+    for (int i = 2; i < 5; ++i)
+      OP_REQUIRES_OK(ctx, CheckChannelVector(ctx->input(i), kNames[i], channels, false));
+    Tensor* out[5];
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out[0]));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({channels}), &out[1]));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape({channels}), &out[2]));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(3, TensorShape({0}), &out[3]));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(4, TensorShape({0}), &out[4]));
+    const T* scale = ctx->input(2).data<T>();
+    const T* mean = ctx->input(3).data<T>();
+    const T* var = ctx->input(4).data<T>();
+    std::vector<T> inv(channels), a(channels), mean_t(mean, mean + channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      const double ic = 1.0 / std::sqrt(static_cast<double>(var[c]) + attrs_.epsilon);
+      inv[c] = static_cast<T>(ic);
+      a[c] = static_cast<T>(scale[c] * ic);
+    }
+    // sums[c] = sum(dy), sums[C + c] = sum(dy * (x - mean)); inference also writes dx = a * dy.
+    const bool write_dx = !attrs_.is_training;
+    std::vector<double> sums =
+        ChannelSums(ctx, rows, channels, 2, [&](int64_t begin, int64_t end, double* acc) {
+          for (int64_t r = begin; r < end; ++r) {
+            const T* g = dy.data<T>() + r * channels;
+            const T* xr = x.data<T>() + r * channels;
+            T* dx = out[0]->data<T>() + r * channels;
+            for (int64_t c = 0; c < channels; ++c) {
+              acc[c] += g[c];
+              acc[channels + c] += static_cast<double>(g[c]) * (xr[c] - mean_t[c]);
+            }
+            if (write_dx)
+              for (int64_t c = 0; c < channels; ++c) dx[c] = a[c] * g[c];
+          }
+        });
+    for (int64_t c = 0; c < channels; ++c) {
+      out[1]->data<T>()[c] = static_cast<T>(sums[channels + c] * inv[c]);
+      out[2]->data<T>()[c] = static_cast<T>(sums[c]);
+    }
+    if (attrs_.is_training && rows > 0) TrainingInputGrad(ctx, rows, a, inv, sums, out[0]);
+  }
+
+ private:
+  // dx = scale * inv * (dy - mean(dy) - xhat * mean(dy * xhat)), xhat = (x - mean) * inv,
+  // written as dx = a * dy + bx * (x - mean) + b0 per channel: with S = sum(dy * (x - mean)),
+  // bx = -a * inv^2 * S / M and b0 = -a * mean(dy).
+  void TrainingInputGrad(OpKernelContext* ctx, int64_t rows, const std::vector<T>& a,
+                         const std::vector<T>& inv, const std::vector<double>& sums,
+                         Tensor* dx_out) const {
+    const Tensor& dy = ctx->input(0);
+    const Tensor& x = ctx->input(1);
+    const T* mean = ctx->input(3).data<T>();
+    const int64_t channels = x.dim_size(3);
+    const double m = static_cast<double>(rows);
+    std::vector<T> bx(channels), b0(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      const double ic = inv[c];
+      const double bxc = -static_cast<double>(a[c]) * ic * ic * sums[channels + c] / m;
+      bx[c] = static_cast<T>(bxc);
+      b0[c] = static_cast<T>(-static_cast<double>(a[c]) * sums[c] / m);
+    }
+    nn::Shard(ctx, rows, 3 * channels + 1, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const T* g = dy.data<T>() + r * channels;
+        const T* xr = x.data<T>() + r * channels;
+        T* dx = dx_out->data<T>() + r * channels;
+        for (int64_t c = 0; c < channels; ++c)
+          dx[c] = a[c] * g[c] + bx[c] * (xr[c] - mean[c]) + b0[c];
+      }
+    });
+  }
+
+  BatchNormAttrs attrs_;
+};
+
+}  // namespace
+
+FB_REGISTER_FLOAT_KERNELS("FusedBatchNorm", FusedBatchNormOp);
+FB_REGISTER_FLOAT_KERNELS("FusedBatchNormGrad", FusedBatchNormGradOp);
+
+}  // namespace fb
