@@ -39,7 +39,7 @@
 #include "engine/client/array_ops.h"
 #include "engine/client/math_ops.h"
 #include "engine/client/nn_ops.h"
-#include "experiments/models/batch_norm_temporary.h"
+#include "experiments/models/batch_norm.h"
 #include "experiments/models/layers.h"
 #include "experiments/models/models.h"
 

@@ -63,7 +63,11 @@ TEST_CASE("inception_v3 has torchvision's parameter count without the aux head",
       ++conv_layers;
     }
   }
-  int64_t all = 0, num_all = 0;
+  int64_t moving = 0;
+  for (const ModelVariable& v : m.non_trainable_variables) moving += Elements(v.shape);
+  // Every Variable of the graph but input/step (sgd has no slots) is one of the two kinds.
+  int64_t all = 0;
+  size_t num_all = 0;
   for (Node* n : m.scope.graph()->nodes()) {
     if (n->op() != "Variable" || n->name() == m.step) continue;
     all += Elements(n->def().attrs.at("shape").get<TensorShape>());
@@ -71,16 +75,32 @@ TEST_CASE("inception_v3 has torchvision's parameter count without the aux head",
   }
   CHECK(conv_layers == 94);
   CHECK(bn_channels == 17216);
-  CHECK(trainable == 23834568);              // weights + gamma + beta + fc
-  CHECK(m.variables.size() == 94 * 3 + 2);   // weights, gamma, beta per conv; fc weights, biases
-  CHECK(all == 23869000);                    // + moving mean and variance
-  CHECK(num_all == 94 * 5 + 2);
-  CHECK(trainable - bn_channels == 23817352);  // Keras' trainable count (no gamma)
-  CHECK(all - bn_channels == 23851784);        // Keras' total
+  CHECK(trainable == 23834568);                   // weights + gamma + beta + fc
+  CHECK(m.variables.size() == 94 * 3 + 2);        // weights, gamma, beta per conv; fc
+  CHECK(moving == 2 * 17216);                     // moving mean and variance
+  CHECK(m.non_trainable_variables.size() == 94 * 2);
+  CHECK(trainable + moving == 23869000);
+  CHECK(all == trainable + moving);
+  CHECK(num_all == m.variables.size() + m.non_trainable_variables.size());
+  CHECK(trainable - bn_channels == 23817352);           // Keras' trainable count (no gamma)
+  CHECK(trainable + moving - bn_channels == 23851784);  // Keras' total
   CHECK(m.variables.front().name == "Conv2d_1a_3x3/weights");
   CHECK(m.variables.front().shape == TensorShape({3, 3, 3, 32}));
   CHECK(m.variables[m.variables.size() - 2].shape == TensorShape({2048, 1000}));
   CHECK(m.variables.back().name == "fc/biases");
+  CHECK(m.variables[1].name == "Conv2d_1a_3x3/bn/gamma");
+  CHECK(m.non_trainable_variables.front().name == "Conv2d_1a_3x3/bn/moving_mean");
+
+  // torchvision's BasicConv2d: BatchNorm2d(eps=0.001) after each of the 94 convolutions.
+  int batch_norms = 0;
+  for (Node* n : m.scope.graph()->nodes()) {
+    if (n->op() != "FusedBatchNorm") continue;
+    ++batch_norms;
+    float epsilon = 0;
+    REQUIRE(GetNodeAttr(n->def().attrs, "epsilon", &epsilon).ok());
+    CHECK(epsilon == 0.001f);
+  }
+  CHECK(batch_norms == 94);
 }
 
 // Expected NHWC shapes at batch `n` and image `size` (299 or 75) of the stem layers, every
@@ -130,7 +150,9 @@ std::map<std::string, TensorShape> ExpectedShapes(int64_t n, int64_t size) {
 
 TEST_CASE("inception_v3 block shapes at 299x299 follow torchvision (shape inference only)",
           "[inception]") {
-  Model m = BuildInception(InceptionOptions(299));
+  ModelOptions o = InceptionOptions(299);
+  o.training = false;  // the inference form (moving statistics) has the same shapes
+  Model m = BuildInception(o);
   const Graph& g = *m.scope.graph();
   auto shapes = InferGraphShapes(g, {{"input/images", TensorShape({1, 299, 299, 3})}});
   INFO(shapes.status().ToString());
@@ -203,7 +225,9 @@ TEST_CASE("inception_v3 runs at 75x75 with the inferred block shapes and its los
     CHECK(out[i++].shape() == shape);
   }
 
-  auto before = test::RunOk(s.get(), {}, {"fc/weights:0"})[0];
+  const std::vector<std::string> watched = {"fc/weights:0",
+                                           "Mixed_7c/branch_pool/bn/moving_mean:0"};
+  auto before = test::RunOk(s.get(), {}, watched);
   std::vector<float> losses;
   for (int step = 0; step < 4; ++step) {
     losses.push_back(test::RunOk(s.get(), batch, {m.loss}, {m.train_op})[0].scalar<float>());
@@ -213,9 +237,10 @@ TEST_CASE("inception_v3 runs at 75x75 with the inferred block shapes and its los
                  << losses[4]);
   for (float l : losses) REQUIRE(std::isfinite(l));
   CHECK(losses.back() < 0.5f * losses.front());
-  auto after = test::RunOk(s.get(), {}, {"fc/weights:0", m.step + ":0"});
-  CHECK(test::Values<float>(after[0]) != test::Values<float>(before));
-  CHECK(after[1].scalar<int64_t>() == 4);
+  auto after = test::RunOk(s.get(), {}, {watched[0], watched[1], m.step + ":0"});
+  CHECK(test::Values<float>(after[0]) != test::Values<float>(before[0]));
+  CHECK(test::Values<float>(after[1]) != test::Values<float>(before[1]));  // train updates it
+  CHECK(after[2].scalar<int64_t>() == 4);
 }
 
 }  // namespace
