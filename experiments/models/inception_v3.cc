@@ -79,6 +79,7 @@ Features BasicConv(const Scope& s, VariableStore* vars, const std::string& name,
           g.filters};
 }
 
+// A 3x3 max (`max`) or average pool named `name`; keeps the channels.
 Features Pool(const Scope& s, const std::string& name, Features in, bool max, int64_t stride,
               const char* padding) {
   Scope ps = s.WithOpName(name);
@@ -98,7 +99,7 @@ Features Join(const Scope& block, const std::vector<Features>& branches) {
   return {ops::Concat(block.WithOpName("concat"), xs, 3), channels};
 }
 
-// A chain of BasicConvs named `names[i]` with geometries `geoms[i]`.
+// BasicConvs applied in order, each given as (name, geometry).
 Features Chain(const Scope& s, VariableStore* vars, Features x,
                const std::vector<std::pair<std::string, ConvGeom>>& layers) {
   for (const auto& [name, geom] : layers) x = BasicConv(s, vars, name, x, geom);
