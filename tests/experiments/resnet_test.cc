@@ -1,0 +1,116 @@
+// resnet50 (experiments/models/resnet.cc): torchvision's parameter count (graph built only, no
+// run), layer output shapes at a small image size, and training on a fixed synthetic batch at
+// 32x32 (the loss falls; batch-norm moving statistics move; they are checkpointed but get no
+// gradient and no optimizer slot).
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "experiments/models/models.h"
+#include "experiments/training/model_saver.h"
+#include "tests/test_util.h"
+
+namespace fb::experiments {
+namespace {
+
+int64_t Count(const std::vector<ModelVariable>& vs) {
+  int64_t n = 0;
+  for (const ModelVariable& v : vs) n += v.shape.num_elements();
+  return n;
+}
+
+ModelOptions Small(int64_t size, int64_t classes) {
+  auto o = WithModelDefaults("resnet50", ModelOptions{});
+  REQUIRE(o.ok());
+  o->image_shape = {size, size, 3};
+  o->num_classes = classes;
+  o->batch_size = 2;
+  return *o;
+}
+
+TEST_CASE("resnet50 has torchvision's 25,557,032 trainable parameters", "[train][resnet]") {
+  auto o = WithModelDefaults("resnet50", ModelOptions{});
+  REQUIRE(o.ok());
+  CHECK(o->image_shape == std::vector<int64_t>{224, 224, 3});
+  CHECK(o->num_classes == 1000);
+  auto m = BuildModel("resnet50", *o);
+  INFO(m.status().ToString());
+  REQUIRE(m.ok());
+  // 53 convs + 53 * (gamma, beta) + fc weights and biases.
+  CHECK(m->variables.size() == 161);
+  CHECK(Count(m->variables) == 25557032);
+  // Moving mean and variance of the 53 batch norms: 2 * 26,560 more (Keras' non-trainable 53,120).
+  CHECK(m->non_trainable_variables.size() == 106);
+  CHECK(Count(m->non_trainable_variables) == 53120);
+  CHECK(Count(m->variables) + Count(m->non_trainable_variables) == 25610152);
+  for (const ModelVariable& v : m->variables) CHECK(v.name.find("moving_") == std::string::npos);
+  CHECK_FALSE(m->update_op.empty());
+}
+
+TEST_CASE("resnet50 gives torchvision's layer shapes at 64x64", "[train][resnet]") {
+  auto m = BuildModel("resnet50", Small(64, 10));
+  INFO(m.status().ToString());
+  REQUIRE(m.ok());
+  auto s = test::MakeSession(m->scope.ToGraphDef());
+  test::RunOk(s.get(), {}, {}, {m->init});
+  Tensor x(DataType::kFloat, TensorShape{2, 64, 64, 3});
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = std::sin(0.01f * i);
+  auto out = test::RunOk(s.get(), {{m->images, x}},
+                         {"conv1/Conv2D:0", "maxpool:0", "layer1/2/relu:0", "layer2/3/relu:0",
+                          "layer3/5/relu:0", "layer4/2/relu:0", m->logits},
+                         {});
+  CHECK(out[0].shape() == TensorShape{2, 32, 32, 64});
+  CHECK(out[1].shape() == TensorShape{2, 16, 16, 64});
+  CHECK(out[2].shape() == TensorShape{2, 16, 16, 256});
+  CHECK(out[3].shape() == TensorShape{2, 8, 8, 512});
+  CHECK(out[4].shape() == TensorShape{2, 4, 4, 1024});
+  CHECK(out[5].shape() == TensorShape{2, 2, 2, 2048});
+  CHECK(out[6].shape() == TensorShape{2, 10});
+}
+
+TEST_CASE("resnet50 trains on a fixed batch: loss falls, moving statistics move",
+          "[train][resnet]") {
+  // Batch normalization over 4 images makes the loss of a fixed batch rough at 32x32 (layer4 is
+  // 1x1, so its statistics come from 4 values; torchvision behaves the same): plain SGD with a
+  // small step, and the two steps after the first must end below the first loss.
+  ModelOptions o = Small(32, 4);
+  o.optimizer = "sgd";
+  o.learning_rate = 0.001;
+  o.batch_size = 4;
+  auto m = BuildModel("resnet50", o);
+  INFO(m.status().ToString());
+  REQUIRE(m.ok());
+  auto saver = CreateModelSaver(*m);
+  REQUIRE(saver.ok());
+  auto s = test::MakeSession(m->scope.ToGraphDef());
+  test::RunOk(s.get(), {}, {}, {m->init});
+  Tensor x(DataType::kFloat, TensorShape{4, 32, 32, 3});
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = std::sin(0.37f * i);
+  Tensor y = Tensor::FromVector(std::vector<int32_t>{0, 1, 2, 3}, TensorShape{4});
+  std::vector<double> losses;
+  for (int step = 0; step < 3; ++step) {
+    auto out = test::RunOk(s.get(), {{m->images, x}, {m->labels, y}}, {m->loss}, {m->train_op});
+    losses.push_back(out[0].data<float>()[0]);
+  }
+  INFO("losses " << losses[0] << " " << losses[1] << " " << losses[2]);
+  CHECK(std::isfinite(losses[2]));
+  CHECK(losses[1] < losses[0]);
+  CHECK(losses[2] < losses[0]);
+  // The train op ran the moving-average updates: moving_mean left its zeros.
+  auto mm = test::RunOk(s.get(), {}, {"bn1/moving_mean:0", "input/step:0"}, {});
+  double sum = 0;
+  for (int64_t i = 0; i < mm[0].NumElements(); ++i) sum += std::abs(mm[0].data<float>()[i]);
+  CHECK(sum > 0);
+  CHECK(mm[1].data<int64_t>()[0] == 3);
+  // Moving statistics are Variables the Saver holds, with no optimizer slot.
+  const std::vector<std::string>& saved = (*saver)->variable_names();
+  CHECK(std::find(saved.begin(), saved.end(), "bn1/moving_mean") != saved.end());
+  CHECK(std::find(saved.begin(), saved.end(), "layer4/2/bn3/moving_variance") != saved.end());
+  for (Node* n : m->scope.graph()->nodes()) {
+    INFO(n->name());
+    if (n->op() == "Variable") CHECK(n->name().find("moving_mean/") == std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace fb::experiments
