@@ -17,16 +17,18 @@
 //   avgpool (global mean over rows and cols) -> [2048], fc 2048 -> num_classes (with bias).
 //
 // Padding: torchvision pads a stride-1 k x k conv by k/2 and its 1x7 / 7x1 (1x3 / 3x1) convs by
-// (0,3) / (3,0) ((0,1) / (1,0)); all its stride-2 convs and pools are unpadded. For stride 1 and
-// odd kernels that symmetric padding is exactly TensorFlow's "SAME", so SAME and VALID reproduce
-// every torchvision output shape with no explicit Pad.
+// (0,3) / (3,0) ((0,1) / (1,0)); all its stride-2 convs and max pools are unpadded. For stride 1
+// and odd kernels that symmetric padding is exactly TensorFlow's "SAME", so SAME and VALID
+// reproduce every torchvision conv. The 3x3/1 average pools of the A, C and E blocks are an
+// explicit zero Pad and a VALID AvgPool: torchvision's avg_pool2d (count_include_pad=True)
+// divides border windows by 9, where AvgPool SAME (TensorFlow, slim) would divide by the number
+// of in-image values.
 //
 // Differences from torchvision, none of which changes a shape or a parameter count:
-//   - the 3x3/1 average pools of the A, C and E blocks are AvgPool SAME, which (as TensorFlow and
-//     slim do) averages only the in-image values at the borders; torchvision's avg_pool2d
-//     (count_include_pad=True) divides by 9 there;
 //   - dropout (p = 0.5 before fc in torchvision) is omitted, as in the benchmark runs;
 //   - weights are He uniform (experiments/models/layers.h), not torchvision's truncated normal.
+// tests/experiments/inception_v3_torchvision_test.cc loads the weights into torchvision and
+// compares logits, gradients and moving statistics.
 //
 // Sizes: 94 BN-convs, 23,834,568 trainable parameters (conv weights 21,751,136 + gamma and beta
 // 2 x 17,216 + fc 2,049,000; torchvision's 27,161,264 less its aux head's 3,326,696) and 34,432
@@ -79,13 +81,17 @@ Features BasicConv(const Scope& s, VariableStore* vars, const std::string& name,
           g.filters};
 }
 
-// A 3x3 max (`max`) or average pool named `name`; keeps the channels.
-Features Pool(const Scope& s, const std::string& name, Features in, bool max, int64_t stride,
-              const char* padding) {
-  Scope ps = s.WithOpName(name);
-  Output y = max ? ops::MaxPool(ps, in.x, {3, 3}, {stride, stride}, padding)
-                 : ops::AvgPool(ps, in.x, {3, 3}, {stride, stride}, padding);
-  return {y, in.channels};
+// torchvision's max_pool2d(3, stride=2), unpadded, named `name`.
+Features MaxPool3x3(const Scope& s, const std::string& name, Features in) {
+  return {ops::MaxPool(s.WithOpName(name), in.x, {3, 3}, {2, 2}, "VALID"), in.channels};
+}
+
+// torchvision's avg_pool2d(3, stride=1, padding=1) with its default count_include_pad=True:
+// zero padding ("avg_pool/pad") and a VALID AvgPool ("avg_pool"), so a border window divides by 9
+// as torchvision does (AvgPool SAME would divide by the in-image count, 4 or 6).
+Features AvgPool3x3(const Scope& s, Features in) {
+  Output padded = ops::Pad(s.WithOpName("avg_pool/pad"), in.x, {{0, 0}, {1, 1}, {1, 1}, {0, 0}});
+  return {ops::AvgPool(s.WithOpName("avg_pool"), padded, {3, 3}, {1, 1}, "VALID"), in.channels};
 }
 
 // Concatenation of the branches along channels, named "<block>/concat".
@@ -116,8 +122,7 @@ Features InceptionA(const Scope& root, VariableStore* vars, const std::string& n
                       {{"branch3x3dbl_1", {1, 1, 64}},
                        {"branch3x3dbl_2", {3, 3, 96}},
                        {"branch3x3dbl_3", {3, 3, 96}}});
-  Features bp = BasicConv(s, vars, "branch_pool", Pool(s, "avg_pool", x, false, 1, "SAME"),
-                          {1, 1, pool_features});
+  Features bp = BasicConv(s, vars, "branch_pool", AvgPool3x3(s, x), {1, 1, pool_features});
   return Join(s, {b1, b5, b3, bp});
 }
 
@@ -129,7 +134,7 @@ Features InceptionB(const Scope& root, VariableStore* vars, const std::string& n
                       {{"branch3x3dbl_1", {1, 1, 64}},
                        {"branch3x3dbl_2", {3, 3, 96}},
                        {"branch3x3dbl_3", {3, 3, 96, 2, "VALID"}}});
-  Features bp = Pool(s, "max_pool", x, true, 2, "VALID");
+  Features bp = MaxPool3x3(s, "max_pool", x);
   return Join(s, {b3, bd, bp});
 }
 
@@ -149,8 +154,7 @@ Features InceptionC(const Scope& root, VariableStore* vars, const std::string& n
                        {"branch7x7dbl_3", {1, 7, c7}},
                        {"branch7x7dbl_4", {7, 1, c7}},
                        {"branch7x7dbl_5", {1, 7, 192}}});
-  Features bp = BasicConv(s, vars, "branch_pool", Pool(s, "avg_pool", x, false, 1, "SAME"),
-                          {1, 1, 192});
+  Features bp = BasicConv(s, vars, "branch_pool", AvgPool3x3(s, x), {1, 1, 192});
   return Join(s, {b1, b7, bd, bp});
 }
 
@@ -165,7 +169,7 @@ Features InceptionD(const Scope& root, VariableStore* vars, const std::string& n
                        {"branch7x7x3_2", {1, 7, 192}},
                        {"branch7x7x3_3", {7, 1, 192}},
                        {"branch7x7x3_4", {3, 3, 192, 2, "VALID"}}});
-  Features bp = Pool(s, "max_pool", x, true, 2, "VALID");
+  Features bp = MaxPool3x3(s, "max_pool", x);
   return Join(s, {b3, b7, bp});
 }
 
@@ -186,8 +190,7 @@ Features InceptionE(const Scope& root, VariableStore* vars, const std::string& n
   Features bd = Chain(s, vars, x,
                       {{"branch3x3dbl_1", {1, 1, 448}}, {"branch3x3dbl_2", {3, 3, 384}}});
   bd = SplitEnd(s, vars, "branch3x3dbl_3", bd);
-  Features bp = BasicConv(s, vars, "branch_pool", Pool(s, "avg_pool", x, false, 1, "SAME"),
-                          {1, 1, 192});
+  Features bp = BasicConv(s, vars, "branch_pool", AvgPool3x3(s, x), {1, 1, 192});
   return Join(s, {b1, b3, bd, bp});
 }
 
@@ -197,11 +200,11 @@ Features Stem(const Scope& s, VariableStore* vars, Features x) {
             {{"Conv2d_1a_3x3", {3, 3, 32, 2, "VALID"}},
              {"Conv2d_2a_3x3", {3, 3, 32, 1, "VALID"}},
              {"Conv2d_2b_3x3", {3, 3, 64}}});
-  x = Pool(s, "MaxPool_3a_3x3", x, true, 2, "VALID");
+  x = MaxPool3x3(s, "MaxPool_3a_3x3", x);
   x = Chain(s, vars, x,
             {{"Conv2d_3b_1x1", {1, 1, 80, 1, "VALID"}},
              {"Conv2d_4a_3x3", {3, 3, 192, 1, "VALID"}}});
-  return Pool(s, "MaxPool_5a_3x3", x, true, 2, "VALID");
+  return MaxPool3x3(s, "MaxPool_5a_3x3", x);
 }
 
 Output InceptionV3Forward(const Scope& s, Output images, const ModelOptions& o,
