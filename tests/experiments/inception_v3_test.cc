@@ -1,6 +1,7 @@
 // inception_v3 (experiments/models/inception_v3.cc): parameter counts and per-block shapes at
 // 299x299 from the graph alone (shape inference, nothing run), and a few training steps at the
 // smallest image the architecture accepts (75x75), batch 2.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
