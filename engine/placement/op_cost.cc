@@ -100,6 +100,10 @@ const std::unordered_map<std::string, FlopsFn>& FlopTable() {
       {"L2Loss", PerInputElement(2)},
       {"Elu", PerOutputElement(4)},
       {"BiasAddGrad", PerInputElement(1)},
+      // Per element: centred sums and square, then scale and shift (training); the gradient
+      // adds dy and dy * xhat sums and dx = a * dy + b * (x - mean) + c.
+      {"FusedBatchNorm", PerInputElement(5)},
+      {"FusedBatchNormGrad", PerInputElement(8)},
       {"ApplyAdam", PerInputElement(10)},
       {"ApplyMomentum", PerInputElement(4)},
       {"ApplyGradientDescent", PerInputElement(2)},

@@ -1,8 +1,10 @@
 // CPU FusedBatchNorm and FusedBatchNormGrad (engine/ops/nn_ops_batch_norm.cc). x is viewed as a
 // row-major [M, C] matrix (M = N*H*W rows of C channels, NHWC). Per-channel sums are
-// accumulated in double over blocks of rows, one block per task on the intra-op pool, and the
-// blocks' partial sums added at the end; the element-wise pass (y = x * a + b per channel) is
-// split over rows the same way. Training forward and backward read x twice (sums, then the
+// accumulated over blocks of rows, one block per task on the intra-op pool, and the blocks'
+// partial sums added at the end: within a block, rows are summed in T with Eigen's vectorized
+// arrays for 32 rows at a time, and each such chunk is added into double accumulators, so
+// rounding grows with the chunk, not with M. The element-wise pass (y = x * a + b per channel)
+// is split over rows the same way. Training forward and backward read x twice (sums, then the
 // element-wise pass); inference backward reads it once. The variance is computed from sums of
 // (x - K) and (x - K)^2 with K the channel's first value, which keeps the subtraction exact
 // enough for data whose mean is far from 0 (shifted-data algorithm, Chan, Golub and LeVeque 1983).
@@ -72,18 +74,53 @@ std::vector<double> ChannelSums(OpKernelContext* ctx, int64_t rows, int64_t chan
   return sums;
 }
 
+template <typename T>
+using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+template <typename T>
+using ConstRow = Eigen::Map<const Array<T>>;
+template <typename T>
+using Row = Eigen::Map<Array<T>>;
+
+// Two per-channel sums over rows, kept in T for up to kChunkRows rows and then added into the
+// double totals acc[0, C) and acc[C, 2C) (also on destruction).
+template <typename T>
+class ChunkedSums {
+ public:
+  static constexpr int kChunkRows = 32;
+  ChunkedSums(int64_t channels, double* acc)
+      : p1_(Array<T>::Zero(channels)),
+        p2_(Array<T>::Zero(channels)),
+        s1_(acc, channels),
+        s2_(acc + channels, channels) {}
+  ~ChunkedSums() { Flush(); }
+  template <typename A, typename B>
+  void Add(const A& a, const B& b) {
+    p1_ += a;
+    p2_ += b;
+    if (++rows_ == kChunkRows) Flush();
+  }
+
+ private:
+  void Flush() {
+    if (rows_ == 0) return;
+    s1_ += p1_.template cast<double>();
+    s2_ += p2_.template cast<double>();
+    p1_.setZero();
+    p2_.setZero();
+    rows_ = 0;
+  }
+  Array<T> p1_, p2_;
+  Row<double> s1_, s2_;
+  int rows_ = 0;
+};
+
 // out[r, c] = in[r, c] * a[c] + b[c] over [rows, C], split over rows on the intra-op pool.
 template <typename T>
 void AffinePerChannel(OpKernelContext* ctx, const T* in, int64_t rows, int64_t channels,
-                      const std::vector<T>& a, const std::vector<T>& b, T* out) {
+                      const Array<T>& a, const Array<T>& b, T* out) {
   nn::Shard(ctx, rows, 2 * channels + 1, [&](int64_t begin, int64_t end) {
-    const T* pa = a.data();
-    const T* pb = b.data();
-    for (int64_t r = begin; r < end; ++r) {
-      const T* x = in + r * channels;
-      T* y = out + r * channels;
-      for (int64_t c = 0; c < channels; ++c) y[c] = x[c] * pa[c] + pb[c];
-    }
+    for (int64_t r = begin; r < end; ++r)
+      Row<T>(out + r * channels, channels) = ConstRow<T>(in + r * channels, channels) * a + b;
   });
 }
 
@@ -96,19 +133,13 @@ void FillNaN(Tensor* t) {
 template <typename T>
 void BatchMoments(OpKernelContext* ctx, const T* x, int64_t rows, int64_t channels,
                   std::vector<double>* mean, std::vector<double>* variance) {
-  std::vector<double> shift(x, x + channels);
-  const double* k = shift.data();
+  const Array<T> shift = ConstRow<T>(x, channels);
   std::vector<double> sums =
       ChannelSums(ctx, rows, channels, 2, [&](int64_t begin, int64_t end, double* acc) {
-        double* s1 = acc;
-        double* s2 = acc + channels;
+        ChunkedSums<T> chunk(channels, acc);
         for (int64_t r = begin; r < end; ++r) {
-          const T* row = x + r * channels;
-          for (int64_t c = 0; c < channels; ++c) {
-            const double d = static_cast<double>(row[c]) - k[c];
-            s1[c] += d;
-            s2[c] += d * d;
-          }
+          const auto d = ConstRow<T>(x + r * channels, channels) - shift;
+          chunk.Add(d, d.square());
         }
       });
   mean->resize(channels);
@@ -116,7 +147,7 @@ void BatchMoments(OpKernelContext* ctx, const T* x, int64_t rows, int64_t channe
   const double m = static_cast<double>(rows);
   for (int64_t c = 0; c < channels; ++c) {
     const double d = sums[c] / m;
-    (*mean)[c] = k[c] + d;
+    (*mean)[c] = static_cast<double>(shift[c]) + d;
     (*variance)[c] = std::max(0.0, sums[channels + c] / m - d * d);
   }
 }
@@ -167,15 +198,15 @@ class FusedBatchNormOp : public OpKernel {
   void Normalize(OpKernelContext* ctx, const Tensor& x, const std::vector<double>& mean,
                  const std::vector<double>& variance, Tensor* y) const {
     const int64_t channels = x.dim_size(3);
+    if (channels == 0) return;
     const T* scale = ctx->input(1).data<T>();
     const T* offset = ctx->input(2).data<T>();
-    std::vector<T> a(channels), b(channels);
+    Array<T> a(channels), b(channels);
     for (int64_t c = 0; c < channels; ++c) {
       const double ac = scale[c] / std::sqrt(variance[c] + attrs_.epsilon);
       a[c] = static_cast<T>(ac);
       b[c] = static_cast<T>(offset[c] - mean[c] * ac);
     }
-    if (channels == 0) return;
     AffinePerChannel(ctx, x.data<T>(), x.NumElements() / channels, channels, a, b, y->data<T>());
   }
 
@@ -207,9 +238,9 @@ class FusedBatchNormGradOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(3, TensorShape({0}), &out[3]));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(4, TensorShape({0}), &out[4]));
     const T* scale = ctx->input(2).data<T>();
-    const T* mean = ctx->input(3).data<T>();
     const T* var = ctx->input(4).data<T>();
-    std::vector<T> inv(channels), a(channels), mean_t(mean, mean + channels);
+    const ConstRow<T> mean(ctx->input(3).data<T>(), channels);
+    Array<T> inv(channels), a(channels);
     for (int64_t c = 0; c < channels; ++c) {
       const double ic = 1.0 / std::sqrt(static_cast<double>(var[c]) + attrs_.epsilon);
       inv[c] = static_cast<T>(ic);
@@ -219,16 +250,12 @@ class FusedBatchNormGradOp : public OpKernel {
     const bool write_dx = !attrs_.is_training;
     std::vector<double> sums =
         ChannelSums(ctx, rows, channels, 2, [&](int64_t begin, int64_t end, double* acc) {
+          ChunkedSums<T> chunk(channels, acc);
           for (int64_t r = begin; r < end; ++r) {
-            const T* g = dy.data<T>() + r * channels;
-            const T* xr = x.data<T>() + r * channels;
-            T* dx = out[0]->data<T>() + r * channels;
-            for (int64_t c = 0; c < channels; ++c) {
-              acc[c] += g[c];
-              acc[channels + c] += static_cast<double>(g[c]) * (xr[c] - mean_t[c]);
-            }
-            if (write_dx)
-              for (int64_t c = 0; c < channels; ++c) dx[c] = a[c] * g[c];
+            const int64_t i = r * channels;
+            const ConstRow<T> g(dy.data<T>() + i, channels);
+            chunk.Add(g, g * (ConstRow<T>(x.data<T>() + i, channels) - mean));
+            if (write_dx) Row<T>(out[0]->data<T>() + i, channels) = a * g;
           }
         });
     for (int64_t c = 0; c < channels; ++c) {
@@ -242,15 +269,14 @@ class FusedBatchNormGradOp : public OpKernel {
   // dx = scale * inv * (dy - mean(dy) - xhat * mean(dy * xhat)), xhat = (x - mean) * inv,
   // written as dx = a * dy + bx * (x - mean) + b0 per channel: with S = sum(dy * (x - mean)),
   // bx = -a * inv^2 * S / M and b0 = -a * mean(dy).
-  void TrainingInputGrad(OpKernelContext* ctx, int64_t rows, const std::vector<T>& a,
-                         const std::vector<T>& inv, const std::vector<double>& sums,
-                         Tensor* dx_out) const {
+  void TrainingInputGrad(OpKernelContext* ctx, int64_t rows, const Array<T>& a, const Array<T>& inv,
+                         const std::vector<double>& sums, Tensor* dx_out) const {
     const Tensor& dy = ctx->input(0);
     const Tensor& x = ctx->input(1);
-    const T* mean = ctx->input(3).data<T>();
     const int64_t channels = x.dim_size(3);
+    const ConstRow<T> mean(ctx->input(3).data<T>(), channels);
     const double m = static_cast<double>(rows);
-    std::vector<T> bx(channels), b0(channels);
+    Array<T> bx(channels), b0(channels);
     for (int64_t c = 0; c < channels; ++c) {
       const double ic = inv[c];
       const double bxc = -static_cast<double>(a[c]) * ic * ic * sums[channels + c] / m;
@@ -259,11 +285,10 @@ class FusedBatchNormGradOp : public OpKernel {
     }
     nn::Shard(ctx, rows, 3 * channels + 1, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
-        const T* g = dy.data<T>() + r * channels;
-        const T* xr = x.data<T>() + r * channels;
-        T* dx = dx_out->data<T>() + r * channels;
-        for (int64_t c = 0; c < channels; ++c)
-          dx[c] = a[c] * g[c] + bx[c] * (xr[c] - mean[c]) + b0[c];
+        const int64_t i = r * channels;
+        Row<T>(dx_out->data<T>() + i, channels) =
+            a * ConstRow<T>(dy.data<T>() + i, channels) +
+            bx * (ConstRow<T>(x.data<T>() + i, channels) - mean) + b0;
       }
     });
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <random>
 
 #include "experiments/models/models.h"
 #include "experiments/training/model_saver.h"
@@ -70,13 +71,13 @@ TEST_CASE("resnet50 gives torchvision's layer shapes at 64x64", "[train][resnet]
 
 TEST_CASE("resnet50 trains on a fixed batch: loss falls, moving statistics move",
           "[train][resnet]") {
-  // Batch normalization over 4 images makes the loss of a fixed batch rough at 32x32 (layer4 is
-  // 1x1, so its statistics come from 4 values; torchvision behaves the same): plain SGD with a
-  // small step, and the two steps after the first must end below the first loss.
-  ModelOptions o = Small(32, 4);
-  o.optimizer = "sgd";
-  o.learning_rate = 0.001;
-  o.batch_size = 4;
+  // At initialization a batch-norm ResNet on a tiny batch has huge gradients (|g|^2 ~ 1e7 to
+  // 1e9 at 32x32 to 64x64, torchvision alike: batch statistics of a few values amplify them), so
+  // plain SGD steps are chaotic; Adam's bounded per-parameter steps make the loss of a 48x48
+  // batch of 2 fall at every step (torchvision: 4 of 4 seeds).
+  ModelOptions o = Small(48, 4);
+  o.optimizer = "adam";
+  o.learning_rate = 1e-5;
   auto m = BuildModel("resnet50", o);
   INFO(m.status().ToString());
   REQUIRE(m.ok());
@@ -84,18 +85,19 @@ TEST_CASE("resnet50 trains on a fixed batch: loss falls, moving statistics move"
   REQUIRE(saver.ok());
   auto s = test::MakeSession(m->scope.ToGraphDef());
   test::RunOk(s.get(), {}, {}, {m->init});
-  Tensor x(DataType::kFloat, TensorShape{4, 32, 32, 3});
-  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = std::sin(0.37f * i);
-  Tensor y = Tensor::FromVector(std::vector<int32_t>{0, 1, 2, 3}, TensorShape{4});
+  Tensor x(DataType::kFloat, TensorShape{2, 48, 48, 3});
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = uniform(rng);
+  Tensor y = Tensor::FromVector(std::vector<int32_t>{1, 2}, TensorShape{2});
   std::vector<double> losses;
   for (int step = 0; step < 3; ++step) {
     auto out = test::RunOk(s.get(), {{m->images, x}, {m->labels, y}}, {m->loss}, {m->train_op});
     losses.push_back(out[0].data<float>()[0]);
   }
   INFO("losses " << losses[0] << " " << losses[1] << " " << losses[2]);
-  CHECK(std::isfinite(losses[2]));
   CHECK(losses[1] < losses[0]);
-  CHECK(losses[2] < losses[0]);
+  CHECK(losses[2] < losses[1]);
   // The train op ran the moving-average updates: moving_mean left its zeros.
   auto mm = test::RunOk(s.get(), {}, {"bn1/moving_mean:0", "input/step:0"}, {});
   double sum = 0;
