@@ -10,8 +10,8 @@ and backward in train mode in float64, and checks logits, every gradient and the
 statistics (momentum 0.1, unbiased batch variance). Our side is float32, and 94 batch
 normalizations of a batch of two amplify rounding on the way down: on the test's input torch's own
 float32 gradients differ from its float64 ones by up to 3.4% relative L2 (median 1.3%), ours by up
-to 5.6% (median 3.3%), while the top layers agree to 1e-4 as torch's do. Tolerances: logits 2e-3
-absolute, gradients 10% relative L2 per variable, moving statistics 1e-3 relative. Prints one line
+to 2.8% (median 1.5%), while the top layers agree to 1e-4 as torch's do. Tolerances: logits 2e-3
+absolute, gradients 6% relative L2 per variable, moving statistics 1e-3 relative. Prints one line
 per check and OK or FAIL; exit status 1 when one fails.
 
 Usage: /usr/bin/python3 inception_v3_torchvision.py DIR
@@ -104,7 +104,7 @@ def main(d):
     names = open(f"{d}/names.txt").read().split()
     worst, worst_name = worst_gradient(d, names, dict(model.named_parameters()))
     print(f"gradients: worst relative L2 diff {worst:.3g} ({worst_name})")
-    ok &= worst <= 0.1
+    ok &= worst <= 0.06
     worst, worst_name = worst_moving(d, dict(model.named_buffers()))
     print(f"moving statistics: worst relative diff {worst:.3g} ({worst_name})")
     ok &= worst <= 1e-3
