@@ -37,11 +37,11 @@ struct VariableSpec {
 // but not in variables(), so they get no gradient and no optimizer slot), the update ops the
 // train op must run (their moving averages), and whether layers build their training or
 // inference form (training()).
-
 // Two further modes serve data parallelism (mpi/dist_model.h), where the Variables live
 // once on the parameter servers and every replica builds its own forward pass:
 //   CreateFromSpecs  creates Variables (and initializers) from specs recorded by another store,
-//                    with the same names and random streams as a single-process model;
+//                    with the same names and random streams as a single-process model (specs
+//                    hold only the trainable Variables);
 //   Reusing          a store whose Weight/Bias return the given Variables, in order, instead of
 //                    creating new ones (each layer reads it through its own "<name>/read").
 class VariableStore {

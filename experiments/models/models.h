@@ -29,7 +29,10 @@
 //   loss                     mean softmax cross-entropy of the batch (scalar)
 //   accuracy, num_correct    fraction and count (float scalars) of correct argmax predictions
 //   init                     NoOp running every initializer (weights, optimizer slots, step)
-//   train                    NoOp: one optimizer step, then step += 1
+//   train                    NoOp: one optimizer step, then step += 1 (and, with kTrain, the
+//                            update_non_trainable updates)
+//   update_non_trainable     NoOp running the moving-average updates of the batch-norm layers
+//                            (experiments/models/batch_norm.h); only in models that have them
 #include <functional>
 #include <string>
 #include <vector>
