@@ -48,6 +48,34 @@ TEST_CASE("resnet50 has torchvision's 25,557,032 trainable parameters", "[train]
   CHECK_FALSE(m->update_op.empty());
 }
 
+// Names of the nodes with a control edge into node `name` of m's graph.
+std::vector<std::string> ControlInputs(const Model& m, const std::string& name) {
+  std::vector<std::string> names;
+  for (Node* n : m.scope.graph()->nodes())
+    if (n->name() == name)
+      for (const Edge* e : n->in_edges())
+        if (e->IsControlEdge()) names.push_back(e->src->name());
+  return names;
+}
+
+TEST_CASE("resnet50's train op runs the moving-average updates only when it computes gradients",
+          "[train][resnet]") {
+  ModelOptions o = Small(32, 4);
+  auto m = BuildModel("resnet50", o);
+  REQUIRE(m.ok());
+  REQUIRE(m->update_op == "update_non_trainable");
+  std::vector<std::string> deps = ControlInputs(*m, m->train_op);
+  CHECK(std::count(deps.begin(), deps.end(), "update_non_trainable") == 1);
+  CHECK(ControlInputs(*m, m->update_op).size() == 106);
+  // Applying fed gradients runs no forward pass: the caller runs update_op with the gradients.
+  o.mode = TrainMode::kApplyFedGradients;
+  m = BuildModel("resnet50", o);
+  REQUIRE(m.ok());
+  deps = ControlInputs(*m, m->train_op);
+  CHECK(std::count(deps.begin(), deps.end(), "update_non_trainable") == 0);
+  CHECK(m->update_op == "update_non_trainable");
+}
+
 TEST_CASE("resnet50 gives torchvision's layer shapes at 64x64", "[train][resnet]") {
   auto m = BuildModel("resnet50", Small(64, 10));
   INFO(m.status().ToString());

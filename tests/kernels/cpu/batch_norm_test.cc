@@ -312,6 +312,27 @@ TEST_CASE("FusedBatchNorm kernel rejects inputs of unknown graph shape that do n
              Catch::Contains("bn_node") && Catch::Contains("scale must be 1-D with 2"));
 }
 
+TEST_CASE("FusedBatchNorm kernels reject data_format NCHW naming the node", "[nn][batch_norm]") {
+  ops::FusedBatchNormAttrs nchw;
+  nchw.data_format = "NCHW";
+  Status s = test::RunOpError(
+      [&](const Scope& sc, const Xs& in) {
+        return Xs{
+            ops::FusedBatchNorm(sc.WithOpName("bn_nchw"), in[0], in[1], in[1], in[2], in[2], nchw)
+                .y};
+      },
+      {F({1, 2, 3, 4}, {1, 2, 1, 2}), F({1, 1}, {2}), F({}, {0})});
+  CHECK_THAT(s.message(), Catch::Contains("bn_nchw") && Catch::Contains("NCHW"));
+  s = test::RunOpError(
+      [&](const Scope& sc, const Xs& in) {
+        return Xs{ops::FusedBatchNormGrad(sc.WithOpName("bn_grad_nchw"), in[0], in[0], in[1], in[1],
+                                          in[1], nchw)
+                      .x_backprop};
+      },
+      {F({1, 2, 3, 4}, {1, 2, 1, 2}), F({1, 1}, {2})});
+  CHECK_THAT(s.message(), Catch::Contains("bn_grad_nchw") && Catch::Contains("NCHW"));
+}
+
 TEST_CASE("FusedBatchNorm and its gradient are registered", "[nn][batch_norm]") {
   CHECK(OpRegistry::Global()->LookUp("FusedBatchNorm").ok());
   CHECK(OpRegistry::Global()->LookUp("FusedBatchNormGrad").ok());
