@@ -9,6 +9,7 @@
 
 #include "experiments/models/models.h"
 #include "experiments/training/model_saver.h"
+#include "tests/engine/trace/temp_dir.h"
 #include "tests/test_util.h"
 
 namespace fb::experiments {
@@ -139,6 +140,54 @@ TEST_CASE("resnet50 trains on a fixed batch: loss falls, moving statistics move"
   for (Node* n : m->scope.graph()->nodes()) {
     INFO(n->name());
     if (n->op() == "Variable") CHECK(n->name().find("moving_mean/") == std::string::npos);
+  }
+}
+
+TEST_CASE("resnet50's inference form restores a training checkpoint and uses its statistics",
+          "[train][resnet]") {
+  // Train one step (moving statistics move), save; build ModelOptions::training = false, restore.
+  // Adam's small bounded step keeps the weights near their init (an SGD step on a tiny batch can
+  // scale conv1 by 1e4, which batch statistics hide but the moving statistics cannot).
+  ModelOptions o = Small(32, 4);
+  o.optimizer = "adam";
+  o.learning_rate = 1e-5;
+  auto train = BuildModel("resnet50", o);
+  REQUIRE(train.ok());
+  auto train_saver = CreateModelSaver(*train);
+  REQUIRE(train_saver.ok());
+  auto s = test::MakeSession(train->scope.ToGraphDef());
+  test::RunOk(s.get(), {}, {}, {train->init});
+  Tensor x(DataType::kFloat, TensorShape{2, 32, 32, 3});
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = std::sin(0.37f * i);
+  Tensor y = Tensor::FromVector(std::vector<int32_t>{0, 1}, TensorShape{2});
+  test::RunOk(s.get(), {{train->images, x}, {train->labels, y}}, {}, {train->train_op});
+  test::TempDir dir;
+  REQUIRE((*train_saver)->Save(s.get(), dir.file("ckpt.h5"), 1).ok());
+  const std::vector<std::string> stats = {"layer4/2/bn3/moving_mean:0",
+                                          "layer4/2/bn3/moving_variance:0"};
+  std::vector<Tensor> trained = test::RunOk(s.get(), {}, stats, {});
+
+  o.training = false;
+  auto infer = BuildModel("resnet50", o);
+  REQUIRE(infer.ok());
+  CHECK(infer->update_op.empty());
+  CHECK(infer->non_trainable_variables.size() == 106);
+  auto infer_saver = CreateModelSaver(*infer);
+  REQUIRE(infer_saver.ok());
+  auto si = test::MakeSession(infer->scope.ToGraphDef());
+  auto step = (*infer_saver)->Restore(si.get(), dir.file("ckpt.h5"));
+  INFO(step.status().ToString());
+  REQUIRE(step.ok());
+  std::vector<Tensor> restored = test::RunOk(si.get(), {}, stats, {});
+  test::ExpectClose(restored[0], trained[0], 0, 0);
+  test::ExpectClose(restored[1], trained[1], 0, 0);
+  // One image alone: inference normalizes with the moving statistics, so its logits are the
+  // same alone or in the batch (batch statistics would differ).
+  auto both = test::RunOk(si.get(), {{infer->images, x}}, {infer->logits}, {});
+  auto one = test::RunOk(si.get(), {{infer->images, x.Slice(0, 1)}}, {infer->logits}, {});
+  for (int c = 0; c < 4; ++c) {
+    CHECK(std::isfinite(both[0].data<float>()[c]));
+    CHECK(one[0].data<float>()[c] == Approx(both[0].data<float>()[c]).epsilon(1e-4).margin(1e-5));
   }
 }
 
