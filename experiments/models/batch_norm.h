@@ -6,6 +6,12 @@
 //                   Activation::kNone);
 //   x = BatchNorm(s, vars, "conv1/bn", x, 64, Activation::kRelu);
 //
+// (Conv2DLayer with kNone initializes Glorot; experiments/models/resnet.cc's ConvBn creates the
+// weight with vars->Weight(..., InitKind::kHeUniform) since a ReLU follows the batch norm.)
+// Nodes: "<name>/FusedBatchNorm" (outputs y, batch_mean, batch_variance, ...), in the training
+// form "<name>/moving_mean_update" and "<name>/moving_variance_update" (AssignSub), then the
+// ReLU if asked. `channels` must equal x's last dimension (C of NHWC).
+//
 // Variables (under "<name>/"), float [channels]:
 //   gamma            scale, trainable, ones at init
 //   beta             offset, trainable, zeros at init
@@ -28,7 +34,9 @@
 // x. Errors: a VariableStore in Reusing mode (no non-trainable Variables there) or a bad spec
 // is recorded in the Scope, naming the Variable or layer; x not 4-D or channels not matching
 // x's last dimension fail the FusedBatchNorm node "<name>/FusedBatchNorm" (shape inference at
-// placement, or the kernel when it runs), naming it.
+// placement, or the kernel when it runs), naming it. Data-parallel dist-train (mpi/dist_model.cc,
+// VariableStore::Reusing) does not support the layer: replicas share trainable Variables only.
+// Not thread-safe (graph building, like the Scope).
 #include <string>
 
 #include "experiments/models/layers.h"
