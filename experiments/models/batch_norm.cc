@@ -29,7 +29,10 @@ Output BatchNorm(const Scope& s, VariableStore* vars, const std::string& name, O
     return Output();
   }
   const TensorShape shape({channels});
-  Output gamma = vars->Filled(ls, "gamma", shape, 1.0f);
+  Output gamma = spec.scale ? vars->Filled(ls, "gamma", shape, 1.0f)
+                           : ops::Const(ls.WithOpName("gamma"),
+                                        std::vector<float>(static_cast<size_t>(channels), 1.0f),
+                                        shape);
   Output beta = vars->Bias(ls, "beta", shape);
   Output moving_mean = vars->NonTrainable(ls, "moving_mean", shape, 0.0f);
   Output moving_variance = vars->NonTrainable(ls, "moving_variance", shape, 1.0f);

@@ -13,7 +13,7 @@
 // ReLU if asked. `channels` must equal x's last dimension (C of NHWC).
 //
 // Variables (under "<name>/"), float [channels]:
-//   gamma            scale, trainable, ones at init
+//   gamma            scale, trainable, ones at init (absent with BatchNormSpec::scale false)
 //   beta             offset, trainable, zeros at init
 //   moving_mean      non-trainable, zeros at init   (VariableStore::NonTrainable: saved by the
 //   moving_variance  non-trainable, ones at init     model Saver and set by `init`, but not in
@@ -46,6 +46,10 @@ namespace fb::experiments {
 struct BatchNormSpec {
   double epsilon = 1e-5;  // added to the variance (torchvision's BatchNorm2d eps)
   double decay = 0.9;     // moving-average decay, in [0, 1]
+  // false: no gamma Variable, the scale is a constant 1 (TF-slim's batch_norm default
+  // scale=False, as TensorFlow's Inception-v3 and Keras' BatchNormalization(scale=False) build it;
+  // fine before a ReLU, whose next layer can absorb the scale).
+  bool scale = true;
 };
 
 Output BatchNorm(const Scope& s, VariableStore* vars, const std::string& name, Output x,

@@ -4,7 +4,10 @@
 // /work/shared/papers/osdi2016-benchmarks.md section 3). Images NHWC [batch, 299, 299, 3].
 //
 // Every convolution is torchvision's BasicConv2d: Conv2D without bias, batch normalization
-// (epsilon 0.001; trainable gamma/beta, moving mean/variance) and ReLU. Layer and block names are
+// (epsilon 0.001; trainable beta, moving mean/variance) and ReLU. The batch normalization has
+// no gamma, as TensorFlow's Inception-v3 (TF-slim batch_norm scale=False, Keras): 23,817,352
+// trainable parameters; torchvision's gamma (17,216 more) would be redundant before the ReLU
+// and the next convolution. Layer and block names are
 // torchvision's (Conv2d_1a_3x3, Mixed_5b/branch5x5_2, ...); block outputs are "<block>/concat".
 //
 //   stem      Conv2d_1a_3x3 3x3/2 ->32 [149], 2a 3x3 ->32 [147], 2b 3x3 pad 1 ->64 [147],
@@ -24,16 +27,16 @@
 // divides border windows by 9, where AvgPool SAME (TensorFlow, slim) would divide by the number
 // of in-image values.
 //
-// Differences from torchvision, none of which changes a shape or a parameter count:
+// Differences from torchvision, none of which changes a shape:
+//   - no gamma in the batch normalizations (above; torchvision's would be fixed at 1);
 //   - dropout (p = 0.5 before fc in torchvision) is omitted, as in the benchmark runs;
 //   - weights are He uniform (experiments/models/layers.h), not torchvision's truncated normal.
-// tests/experiments/inception_v3_torchvision_test.cc loads the weights into torchvision and
-// compares logits, gradients and moving statistics.
+// tests/experiments/inception_v3_torchvision_test.cc loads the weights into torchvision (gamma 1)
+// and compares logits, gradients and moving statistics.
 //
-// Sizes: 94 BN-convs, 23,834,568 trainable parameters (conv weights 21,751,136 + gamma and beta
-// 2 x 17,216 + fc 2,049,000; torchvision's 27,161,264 less its aux head's 3,326,696) and 34,432
-// moving statistics: 23,869,000 in all. Keras' InceptionV3 counts 23,817,352 trainable / 23,851,784
-// in all because its batch normalization has no gamma (scale=False). The smallest image is 75x75
+// Sizes: 94 BN-convs, 23,817,352 trainable parameters (conv weights 21,751,136 + beta 17,216 + fc
+// 2,049,000) and 34,432 moving statistics: 23,851,784 in all (Keras' InceptionV3 counts). The
+// smallest image is 75x75
 // (Mixed_7a reduces 3x3 to 1x1); smaller ones are InvalidArgument.
 #include <string>
 #include <vector>
@@ -50,7 +53,7 @@ namespace {
 
 constexpr int64_t kMinImageSize = 75;
 // torchvision's BasicConv2d: BatchNorm2d(eps=0.001), default momentum 0.1 (= decay 0.9).
-const BatchNormSpec kBasicConvBatchNorm{/*epsilon=*/0.001, /*decay=*/0.9};
+const BatchNormSpec kBasicConvBatchNorm{/*epsilon=*/0.001, /*decay=*/0.9, /*scale=*/false};
 
 // A feature map under construction: the tensor and its channel count (what the next conv's
 // filter needs).

@@ -58,6 +58,11 @@ def build(d, num_classes):
             print(f"FAIL: variable {n} {v.shape} has no torchvision counterpart {t}")
             return None
         weights[t] = torch.tensor(np.ascontiguousarray(v), dtype=torch.float64)
+    # flowbench's batch norms have no gamma (TF-slim scale=False): torchvision's is fixed at 1.
+    for name, p in params.items():
+        if name.endswith(".bn.weight") and name not in weights:
+            weights[name] = torch.ones_like(p)
+            p.requires_grad_(False)
     if set(params) != set(weights):
         print(f"FAIL: torchvision parameters not set: {sorted(set(params) - set(weights))}")
         return None
