@@ -72,8 +72,13 @@ std::string BenchmarkHeader(const BenchmarkRunInfo& info, const BenchmarkResult&
   s += fmt::format("Threads:      {} (BLAS threads {})\n", o.threads, info.blas_threads);
   s += fmt::format("Devices:      {}{}\n", o.devices,
                    o.placer.empty() ? "" : ", placer " + o.placer);
-  s += fmt::format("Data:         {}, images {}, {} classes\n", r.data, ShapeText(r.image_shape),
-                   r.num_classes);
+  if (r.example_unit == "words") {
+    s += fmt::format("Data:         {}, token ids [batch, {}], vocabulary {}\n", r.data,
+                     r.image_shape.empty() ? 0 : r.image_shape[0], r.num_classes);
+  } else {
+    s += fmt::format("Data:         {}, images {}, {} classes\n", r.data,
+                     ShapeText(r.image_shape), r.num_classes);
+  }
   s += fmt::format("Parameters:   {}\n", WithThousands(r.parameter_count));
   s += fmt::format("Forward FLOPs per example: {}\n", flops);
   s += "==========\n";

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <nlohmann/json.hpp>
 
 #include "datasets/synthetic.h"
@@ -57,11 +58,29 @@ struct StepSignature {
   std::vector<std::string> targets;
 };
 
-// Synthetic input: one batch of random images and labels (datasets/synthetic.h), fed every step.
+// Synthetic token ids for a language model (Model::example_unit "words"): int32
+// [batch, num_steps], uniform in [0, vocab_size), from `seed`.
+Tensor SyntheticTokens(const WordLmOptions& w, int64_t batch, uint64_t seed) {
+  Tensor t(DataType::kInt32, TensorShape({batch, w.num_steps}));
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int32_t> id(0, static_cast<int32_t>(w.vocab_size - 1));
+  int32_t* p = t.data<int32_t>();
+  for (int64_t i = 0; i < t.NumElements(); ++i) p[i] = id(rng);
+  return t;
+}
+
+// Synthetic input: one batch of random images and labels (datasets/synthetic.h), or of token ids
+// and next-token ids for a language model, fed every step.
 StatusOr<StepSignature> MakeSignature(const BenchmarkOptions& o, const ModelOptions& mo,
                                       const Model& m) {
   StepSignature sig;
-  if (!o.dataset) {
+  if (!o.dataset && m.example_unit == "words") {
+    const auto seed = static_cast<uint64_t>(mo.seed);
+    sig.feeds.emplace_back(m.images, SyntheticTokens(mo.word_lm, mo.batch_size, seed));
+    if (o.mode != BenchmarkMode::kForward) {
+      sig.feeds.emplace_back(m.labels, SyntheticTokens(mo.word_lm, mo.batch_size, seed + 1));
+    }
+  } else if (!o.dataset) {
     datasets::SyntheticOptions so;
     so.num_examples = mo.batch_size;
     so.image_shape = mo.image_shape;
@@ -211,6 +230,10 @@ BenchmarkResult Describe(const BenchmarkOptions& o, const ModelOptions& mo, cons
   r.data = o.dataset ? o.dataset->name : "synthetic";
   r.image_shape = mo.image_shape;
   r.num_classes = mo.num_classes;
+  if (model.example_unit == "words") {  // token ids [batch, num_steps] over the vocabulary
+    r.image_shape = {mo.word_lm.num_steps};
+    r.num_classes = mo.word_lm.vocab_size;
+  }
   r.batch_size = mo.batch_size;
   r.examples_per_step = model.examples_per_step;
   r.example_unit = model.example_unit;

@@ -71,8 +71,8 @@ struct BenchmarkResult {
   std::string model;
   BenchmarkMode mode = BenchmarkMode::kTrain;
   std::string data;                  // "synthetic" or the dataset's name
-  std::vector<int64_t> image_shape;  // [rows, cols, channels] the model ran at
-  int64_t num_classes = 0;
+  std::vector<int64_t> image_shape;  // [rows, cols, channels] the model ran at; [num_steps] (words)
+  int64_t num_classes = 0;           // classes; the vocabulary size for words
   int64_t batch_size = 0;
   int64_t examples_per_step = 0;  // Model::examples_per_step
   std::string example_unit;       // Model::example_unit ("images", "words")

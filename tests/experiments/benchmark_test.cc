@@ -75,6 +75,29 @@ TEST_CASE(
   CHECK(train.back() < train[0]);
 }
 
+TEST_CASE("RunBenchmark feeds token ids to a word language model and counts words",
+          "[experiments][benchmark]") {
+  for (const char* model : {"lstm_lm_word", "lstm_lm_word_unrolled"}) {
+    INFO(model);
+    BenchmarkOptions o = TinyLenet(BenchmarkMode::kTrain);
+    o.model = model;
+    WordLmOptions& w = o.model_options.word_lm;
+    w.vocab_size = 50;
+    w.num_steps = 5;
+    w.embedding_size = w.lstm_cells = w.projection_size = 8;
+    BenchmarkResult r;
+    std::vector<double> losses = Losses(o, &r);
+    CHECK(r.example_unit == "words");
+    CHECK(r.examples_per_step == 2 * 5);
+    CHECK(r.num_classes == 50);
+    CHECK(r.image_shape == std::vector<int64_t>{5});
+    CHECK(losses.front() == Approx(std::log(50.0)).epsilon(0.1));  // uniform at start
+    CHECK(losses.back() < losses.front());
+    // FLOPs are counted only where every iteration is in the graph (the unrolled variant).
+    CHECK(r.forward_flops_per_example.has_value() == (std::string(model) != "lstm_lm_word"));
+  }
+}
+
 TEST_CASE("RunBenchmark reads a dataset of the model's input shape", "[experiments][benchmark]") {
   datasets::SyntheticOptions so;
   so.num_examples = 8;
