@@ -117,7 +117,7 @@ void Setup(CLI::App* app) {
   auto f = std::make_shared<TrainFlags>();
   auto& o = f->options;
   auto& m = o.model_options;
-  cmd->add_option("--model", o.model, "Model: mlp or lenet")->capture_default_str();
+  cmd->add_option("--model", o.model, "Model (flowbench benchmark --list-models)")->capture_default_str();
   cmd->add_option("--dataset", f->dataset,
                   "fashion-mnist, synthetic, or a directory of MNIST-format IDX files")
       ->capture_default_str();
