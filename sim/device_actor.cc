@@ -343,15 +343,29 @@ class DeviceActor {
     st_.FinishGroupStep(slot_.group, step, start, Now());
   }
 
+  // Blocks until the group finished the step that gates the next instance, or until the next
+  // deferred send is due: a send delayed by alap-recv (or a measured delivery) may be the very
+  // message the group's other actors need to finish that step, so waiting past it deadlocks.
   void WaitForGroup() {
     std::unique_lock<sg4::Mutex> lock(*st_.mutex);
-    while (!st_.GroupStepDone(slot_.group, next_step_ - st_.options.workload.concurrent_steps))
-      st_.step_done->wait(lock);
+    while (!st_.GroupStepDone(slot_.group, next_step_ - st_.options.workload.concurrent_steps)) {
+      if (deferred_.empty()) {
+        st_.step_done->wait(lock);
+        continue;
+      }
+      const double timeout = deferred_.top().at_s - Now();
+      if (timeout <= 1e-15) return;  // Run() issues it (IssueDeferred's tolerance)
+      st_.step_done->wait_for(lock, timeout);
+    }
   }
 
   // Blocks until a message arrives or a deferred send is due. False (and an error in the state)
   // when nothing can ever happen: the replay is stuck.
   bool WaitForEvent() {
+    // Refill the window first: Harvest may just have completed every posted receive (a gather
+    // of many replicas' gradients delivers more than kWindow messages at once without making a
+    // node ready), and an empty window is not proof that nothing more will arrive.
+    PostGets();
     const double timeout = deferred_.empty() ? -1 : std::max(0.0, deferred_.top().at_s - Now());
     if (gets_.empty() && timeout < 0) {
       st_.error = Internal("simulation stalled: ", part_.device, " (replica ", slot_.replica,
