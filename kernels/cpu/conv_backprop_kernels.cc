@@ -104,16 +104,15 @@ class Conv2DBackpropFilterOp : public nn::ConvKernelBase {
         T* acc = j == 0 ? dw : partial.data() + (j - 1) * filter_size;
         if (direct) {
           const int64_t r0 = j * rows / groups, r1 = (j + 1) * rows / groups;
-          nn::Gemm(true, false, k, cout, r1 - r0, T(1), x + r0 * k, k, g + r0 * cout, cout, T(0),
-                   acc, cout);
+          nn::ConvGemmTN(r1 - r0, cout, k, x + r0 * k, g + r0 * cout, T(0), acc);
           continue;
         }
         const int64_t b0 = j * p.num_blocks / groups, b1 = (j + 1) * p.num_blocks / groups;
         for (int64_t b = b0; b < b1; ++b) {
           const nn::PatchBlock blk = nn::BlockAt(s, p, b);
           const T* cols = nn::BlockPatches(s, blk, x, scratch);
-          nn::Gemm(true, false, k, cout, blk.num_patches, T(1), cols, k,
-                   g + blk.first_patch * cout, cout, b == b0 ? T(0) : T(1), acc, cout);
+          nn::ConvGemmTN(blk.num_patches, cout, k, cols, g + blk.first_patch * cout,
+                         b == b0 ? T(0) : T(1), acc);
         }
       }
     });

@@ -1,0 +1,98 @@
+#pragma once
+// Direct float Conv2D (NHWC input, HWIO filter) for few filters (out_depth <=
+// kNarrowGemmMaxN): the narrow GEMM of narrow_gemm.h with the patch matrix read in place from
+// the input instead of written by im2col first. For LeNet's shallow layers (1 and 6 input
+// channels) writing the patch matrix cost more than the multiply-adds. Each output position is
+// summed in patch order (filter row, filter column, channel), as NarrowGemmNN sums a patch row.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "engine/ops/nn_ops_common.h"
+#include "kernels/cpu/narrow_gemm.h"
+
+namespace fb::nn {
+
+namespace narrow_internal {
+
+// Output positions [ow0, ow0 + R) of output row oh of one image; kChecked (R == 1 only) skips
+// filter columns that fall into the padding, else all of them must be in bounds.
+template <int R, int NV, bool kChecked>
+void DirectBlock(const Conv2DShape& s, const float* x, const V8* wp, int64_t oh, int64_t ow0,
+                 float* y) {
+  V8 acc[R][NV] = {};
+  const int64_t depth = s.in_depth, kw_n = s.cols.window;
+  const int64_t step = s.cols.stride * depth;  // input offset between neighbouring outputs
+  for (int64_t kh = 0; kh < s.rows.window; ++kh) {
+    const int64_t ih = oh * s.rows.stride - s.rows.pad_before + kh * s.rows.dilation;
+    if (ih < 0 || ih >= s.rows.in) continue;
+    const float* xrow = x + ih * s.cols.in * depth;
+    for (int64_t kw = 0; kw < kw_n; ++kw) {
+      const int64_t iw = ow0 * s.cols.stride - s.cols.pad_before + kw * s.cols.dilation;
+      if (kChecked && (iw < 0 || iw >= s.cols.in)) continue;
+      const float* xp = xrow + iw * depth;
+      const V8* wk = wp + (kh * kw_n + kw) * depth * NV;
+      for (int64_t c = 0; c < depth; ++c) {
+        V8 b[NV];
+        for (int v = 0; v < NV; ++v) b[v] = wk[c * NV + v];
+        for (int r = 0; r < R; ++r) {
+          const V8 xv = Splat(xp[r * step + c]);
+          for (int v = 0; v < NV; ++v) acc[r][v] += xv * b[v];
+        }
+      }
+    }
+  }
+  const int64_t n = s.out_depth;
+  for (int r = 0; r < R; ++r) {
+    float row[NV * 8];
+    std::memcpy(row, acc[r], sizeof(row));
+    std::copy_n(row, n, y + (oh * s.cols.out + ow0 + r) * n);
+  }
+}
+
+template <int NV>
+void DirectImage(const Conv2DShape& s, const float* x, const V8* wp, float* y) {
+  constexpr int R = NV == 1 ? 8 : 6;
+  const int64_t sc = s.cols.stride, pad = s.cols.pad_before;
+  // Outputs [ow_lo, ow_hi) read only in-bounds input columns.
+  int64_t ow_lo = (pad + sc - 1) / sc;
+  const int64_t last = s.cols.in - 1 + pad - (s.cols.window - 1) * s.cols.dilation;
+  int64_t ow_hi = last < 0 ? 0 : last / sc + 1;
+  ow_hi = std::clamp<int64_t>(ow_hi, 0, s.cols.out);
+  ow_lo = std::min(ow_lo, ow_hi);
+  for (int64_t oh = 0; oh < s.rows.out; ++oh) {
+    int64_t ow = 0;
+    for (; ow < ow_lo; ++ow) DirectBlock<1, NV, true>(s, x, wp, oh, ow, y);
+    for (; ow + R <= ow_hi; ow += R) DirectBlock<R, NV, false>(s, x, wp, oh, ow, y);
+    for (; ow < ow_hi; ++ow) DirectBlock<1, NV, false>(s, x, wp, oh, ow, y);
+    for (; ow < s.cols.out; ++ow) DirectBlock<1, NV, true>(s, x, wp, oh, ow, y);
+  }
+}
+
+}  // namespace narrow_internal
+
+// The filter ([PatchSize(s), out_depth] row-major) padded to whole vectors per patch value, as
+// NarrowConv2DImage reads it; out_depth must be in [1, kNarrowGemmMaxN].
+class NarrowConvFilter {
+ public:
+  NarrowConvFilter(const Conv2DShape& s, const float* w)
+      : nv_(s.out_depth <= 8 ? 1 : 2),
+        packed_(s.rows.window * s.cols.window * s.in_depth * nv_) {
+    float* p = reinterpret_cast<float*>(packed_.data());
+    const int64_t n = s.out_depth, k = s.rows.window * s.cols.window * s.in_depth;
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < n; ++j) p[i * nv_ * 8 + j] = w[i * n + j];
+  }
+  // y ([out_rows, out_cols, out_depth]) = the convolution of one image x ([rows, cols,
+  // in_depth]).
+  void ConvolveImage(const Conv2DShape& s, const float* x, float* y) const {
+    if (nv_ == 1) narrow_internal::DirectImage<1>(s, x, packed_.data(), y);
+    else narrow_internal::DirectImage<2>(s, x, packed_.data(), y);
+  }
+
+ private:
+  int nv_;
+  std::vector<narrow_internal::V8> packed_;  // value-initialized: zeros past out_depth
+};
+
+}  // namespace fb::nn
