@@ -3,8 +3,13 @@
 //   input gradient:  patch gradients = out_backprop x filter^T, then col2im per image;
 //   filter gradient: filter gradient = sum over chunks of patches^T x out_backprop.
 // Blocks of patch rows run in parallel (conv_kernels.h); 1x1 unit-stride filters use the input
-// (and input gradient) as the patch matrix directly, without im2col or col2im.
+// (and input gradient) as the patch matrix directly, without im2col or col2im. Float kernels
+// with few channels (narrow_conv.h, narrow_gemm.h): a unit-stride convolution of at most
+// kNarrowGemmMaxN input channels gets its input gradient as a direct convolution of
+// out_backprop with the flipped, transposed filter; a filter gradient of at most that many
+// filters is summed by the narrow GEMM instead of OpenBLAS.
 #include "kernels/cpu/conv_kernels.h"
+#include "kernels/cpu/narrow_conv.h"
 
 namespace fb {
 namespace {
@@ -33,6 +38,11 @@ class Conv2DBackpropInputOp : public nn::ConvKernelBase {
       out->flat<T>().setZero();
       return;
     }
+    if constexpr (std::is_same_v<T, float>) {
+      if (!nn::PatchesAreInput(s)) {
+        if (auto t = nn::BackpropInputAsConv(s)) return DirectNarrow(ctx, *t, s, w, g, dx);
+      }
+    }
     // Col2im of two blocks of one image adds into overlapping input rows, so when images are
     // split into blocks, one unit of parallel work is a whole image.
     const nn::PatchBlocks p = nn::PartitionPatches<T>(s);
@@ -60,6 +70,22 @@ class Conv2DBackpropInputOp : public nn::ConvKernelBase {
                          dx + (blk.image + i) * image);
           }
         });
+  }
+
+ private:
+  // A unit-stride convolution with few input channels: the input gradient is the forward
+  // convolution `t` of out_backprop with the transposed filter (narrow_conv.h), per image.
+  static void DirectNarrow(OpKernelContext* ctx, const Conv2DShape& t, const Conv2DShape& s,
+                           const float* w, const float* g, float* dx) {
+    const std::vector<float> wt = nn::TransposedFilter(s, w);
+    const nn::NarrowConvFilter filter(t, wt.data());
+    const int64_t in_image = t.rows.in * t.cols.in * t.in_depth;
+    const int64_t out_image = t.rows.out * t.cols.out * t.out_depth;
+    nn::Shard(ctx, t.batch, std::max<int64_t>(1, out_image * nn::PatchSize(t) / 4),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t n = begin; n < end; ++n)
+                  filter.ConvolveImage(t, g + n * in_image, dx + n * out_image);
+              });
   }
 };
 

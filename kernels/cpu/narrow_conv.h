@@ -4,8 +4,12 @@
 // the input instead of written by im2col first. For LeNet's shallow layers (1 and 6 input
 // channels) writing the patch matrix cost more than the multiply-adds. Each output position is
 // summed in patch order (filter row, filter column, channel), as NarrowGemmNN sums a patch row.
+// Conv2DBackpropInput of a unit-stride convolution with few input channels is such a convolution
+// too (BackpropInputAsConv, TransposedFilter).
 #include <algorithm>
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "engine/ops/nn_ops_common.h"
@@ -64,6 +68,8 @@ void DirectImage(const Conv2DShape& s, const float* x, const V8* wp, float* y) {
     int64_t ow = 0;
     for (; ow < ow_lo; ++ow) DirectBlock<1, NV, true>(s, x, wp, oh, ow, y);
     for (; ow + R <= ow_hi; ow += R) DirectBlock<R, NV, false>(s, x, wp, oh, ow, y);
+    if (ow + 4 <= ow_hi) DirectBlock<4, NV, false>(s, x, wp, oh, ow, y), ow += 4;
+    if (ow + 2 <= ow_hi) DirectBlock<2, NV, false>(s, x, wp, oh, ow, y), ow += 2;
     for (; ow < ow_hi; ++ow) DirectBlock<1, NV, false>(s, x, wp, oh, ow, y);
     for (; ow < s.cols.out; ++ow) DirectBlock<1, NV, true>(s, x, wp, oh, ow, y);
   }
@@ -94,5 +100,39 @@ class NarrowConvFilter {
   int nv_;
   std::vector<narrow_internal::V8> packed_;  // value-initialized: zeros past out_depth
 };
+
+// Conv2DBackpropInput of a unit-stride convolution `s` as a forward convolution of
+// out_backprop ([batch, out_rows, out_cols, out_depth]) with the filter of TransposedFilter,
+// whose output is the input gradient; nullopt unless both strides are 1 and the input has at
+// most kNarrowGemmMaxN channels (the transposed convolution's filters).
+inline std::optional<Conv2DShape> BackpropInputAsConv(const Conv2DShape& s) {
+  if (s.rows.stride != 1 || s.cols.stride != 1) return std::nullopt;
+  if (s.in_depth < 1 || s.in_depth > kNarrowGemmMaxN) return std::nullopt;
+  Conv2DShape t;
+  t.batch = s.batch, t.in_depth = s.out_depth, t.out_depth = s.in_depth;
+  for (auto [td, sd] : {std::pair{&t.rows, &s.rows}, std::pair{&t.cols, &s.cols}}) {
+    // dx[i] = sum_k dy[i + pad - k * dil] = sum_k' dy[i - pad' + k' * dil], k' = window - 1 - k.
+    td->in = sd->out, td->out = sd->in, td->window = sd->window, td->dilation = sd->dilation;
+    td->stride = 1, td->pad_before = (sd->window - 1) * sd->dilation - sd->pad_before;
+    if (td->pad_before < 0) return std::nullopt;
+  }
+  return t;
+}
+
+// The HWIO filter of BackpropInputAsConv(s) from the filter w of `s`: flipped in both spatial
+// dims, input and output channels swapped.
+inline std::vector<float> TransposedFilter(const Conv2DShape& s, const float* w) {
+  const int64_t kh_n = s.rows.window, kw_n = s.cols.window;
+  const int64_t cin = s.in_depth, cout = s.out_depth;
+  std::vector<float> t(kh_n * kw_n * cin * cout);
+  for (int64_t kh = 0; kh < kh_n; ++kh)
+    for (int64_t kw = 0; kw < kw_n; ++kw) {
+      const float* src = w + (kh * kw_n + kw) * cin * cout;
+      float* dst = t.data() + ((kh_n - 1 - kh) * kw_n + (kw_n - 1 - kw)) * cout * cin;
+      for (int64_t c = 0; c < cin; ++c)
+        for (int64_t o = 0; o < cout; ++o) dst[o * cin + c] = src[c * cout + o];
+    }
+  return t;
+}
 
 }  // namespace fb::nn

@@ -1,7 +1,8 @@
 // The narrow-output float GEMMs (kernels/cpu/narrow_gemm.h) against OpenBLAS (nn::Gemm) over
 // widths 1..16 (one and two vector registers, partial vectors), row counts around the register
-// blocks, strided operands and beta; and the float Conv2D kernels, which use them for few
-// filters, against the float64 kernels (OpenBLAS dgemm) at LeNet's shapes.
+// blocks, strided operands and beta; and the float Conv2D kernels, which use them and the
+// direct convolutions of narrow_conv.h for few channels, against the float64 kernels (im2col +
+// OpenBLAS dgemm) at LeNet's shapes, strides, dilations and paddings.
 #include <random>
 
 #include "engine/ops/nn_ops_common.h"
@@ -83,6 +84,8 @@ TEST_CASE("Float Conv2D and its backprops with few filters match the float64 ker
                         {{2, 11, 13, 3}, {3, 2, 3, 9}, {2, 3}, {1, 1}, "SAME"},
                         {{2, 12, 11, 2}, {3, 3, 2, 5}, {1, 2}, {2, 2}, "SAME"},
                         {{2, 9, 8, 1}, {3, 2, 1, 2}, {1, 2}, {2, 3}, "VALID"},
+                        {{2, 12, 11, 3}, {3, 2, 3, 4}, {1, 1}, {2, 3}, "SAME"},
+                        {{2, 12, 11, 3}, {2, 3, 3, 20}, {1, 1}, {3, 2}, "VALID"},
                         {{2, 5, 4, 3}, {7, 6, 3, 4}, {1, 1}, {1, 1}, "SAME"},  // wider than input
                         {{3, 9, 7, 4}, {3, 3, 4, 17}, {1, 1}, {1, 1}, "VALID"}};
   unsigned seed = 7;
