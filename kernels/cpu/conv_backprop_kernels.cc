@@ -83,8 +83,9 @@ class Conv2DBackpropInputOp : public nn::ConvKernelBase {
     const int64_t out_image = t.rows.out * t.cols.out * t.out_depth;
     nn::Shard(ctx, t.batch, std::max<int64_t>(1, out_image * nn::PatchSize(t) / 4),
               [&](int64_t begin, int64_t end) {
+                std::vector<float> scratch;
                 for (int64_t n = begin; n < end; ++n)
-                  filter.ConvolveImage(t, g + n * in_image, dx + n * out_image);
+                  filter.ConvolveImage(t, g + n * in_image, dx + n * out_image, &scratch);
               });
   }
 };

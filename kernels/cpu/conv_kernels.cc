@@ -57,8 +57,9 @@ class Conv2DOp : public nn::ConvKernelBase {
     const int64_t out_image = nn::PatchesPerImage(s) * s.out_depth;
     nn::Shard(ctx, s.batch, std::max<int64_t>(1, out_image * nn::PatchSize(s) / 4),
               [&](int64_t begin, int64_t end) {
+                std::vector<float> scratch;
                 for (int64_t n = begin; n < end; ++n)
-                  filter.ConvolveImage(s, x + n * in_image, y + n * out_image);
+                  filter.ConvolveImage(s, x + n * in_image, y + n * out_image, &scratch);
               });
   }
 };

@@ -19,9 +19,9 @@ namespace fb::nn {
 
 namespace narrow_internal {
 
-// Output positions [ow0, ow0 + R) of output row oh of one image; kChecked (R == 1 only) skips
-// filter columns that fall into the padding, else all of them must be in bounds.
-template <int R, int NV, bool kChecked>
+// Output positions [ow0, ow0 + R) of output row oh of one image, whose input columns must all
+// be in bounds (DirectImage pads the columns first); input rows in the padding are skipped.
+template <int R, int NV>
 void DirectBlock(const Conv2DShape& s, const float* x, const V8* wp, int64_t oh, int64_t ow0,
                  float* y) {
   V8 acc[R][NV] = {};
@@ -32,15 +32,16 @@ void DirectBlock(const Conv2DShape& s, const float* x, const V8* wp, int64_t oh,
     if (ih < 0 || ih >= s.rows.in) continue;
     const float* xrow = x + ih * s.cols.in * depth;
     for (int64_t kw = 0; kw < kw_n; ++kw) {
-      const int64_t iw = ow0 * s.cols.stride - s.cols.pad_before + kw * s.cols.dilation;
-      if (kChecked && (iw < 0 || iw >= s.cols.in)) continue;
-      const float* xp = xrow + iw * depth;
+      const float* xp = xrow + (ow0 * s.cols.stride + kw * s.cols.dilation) * depth;
       const V8* wk = wp + (kh * kw_n + kw) * depth * NV;
       for (int64_t c = 0; c < depth; ++c) {
         V8 b[NV];
+#pragma GCC unroll 8
         for (int v = 0; v < NV; ++v) b[v] = wk[c * NV + v];
+#pragma GCC unroll 8
         for (int r = 0; r < R; ++r) {
           const V8 xv = Splat(xp[r * step + c]);
+#pragma GCC unroll 8
           for (int v = 0; v < NV; ++v) acc[r][v] += xv * b[v];
         }
       }
@@ -54,24 +55,16 @@ void DirectBlock(const Conv2DShape& s, const float* x, const V8* wp, int64_t oh,
   }
 }
 
+// `s` with cols.pad_before == 0 (x's columns already padded, see ConvolveImage).
 template <int NV>
 void DirectImage(const Conv2DShape& s, const float* x, const V8* wp, float* y) {
-  constexpr int R = NV == 1 ? 8 : 6;
-  const int64_t sc = s.cols.stride, pad = s.cols.pad_before;
-  // Outputs [ow_lo, ow_hi) read only in-bounds input columns.
-  int64_t ow_lo = (pad + sc - 1) / sc;
-  const int64_t last = s.cols.in - 1 + pad - (s.cols.window - 1) * s.cols.dilation;
-  int64_t ow_hi = last < 0 ? 0 : last / sc + 1;
-  ow_hi = std::clamp<int64_t>(ow_hi, 0, s.cols.out);
-  ow_lo = std::min(ow_lo, ow_hi);
+  constexpr int R = NV == 1 ? 8 : 6;  // accumulators: R * NV of the 16 vector registers
   for (int64_t oh = 0; oh < s.rows.out; ++oh) {
     int64_t ow = 0;
-    for (; ow < ow_lo; ++ow) DirectBlock<1, NV, true>(s, x, wp, oh, ow, y);
-    for (; ow + R <= ow_hi; ow += R) DirectBlock<R, NV, false>(s, x, wp, oh, ow, y);
-    if (ow + 4 <= ow_hi) DirectBlock<4, NV, false>(s, x, wp, oh, ow, y), ow += 4;
-    if (ow + 2 <= ow_hi) DirectBlock<2, NV, false>(s, x, wp, oh, ow, y), ow += 2;
-    for (; ow < ow_hi; ++ow) DirectBlock<1, NV, false>(s, x, wp, oh, ow, y);
-    for (; ow < s.cols.out; ++ow) DirectBlock<1, NV, true>(s, x, wp, oh, ow, y);
+    for (; ow + R <= s.cols.out; ow += R) DirectBlock<R, NV>(s, x, wp, oh, ow, y);
+    if (ow + 4 <= s.cols.out) DirectBlock<4, NV>(s, x, wp, oh, ow, y), ow += 4;
+    if (ow + 2 <= s.cols.out) DirectBlock<2, NV>(s, x, wp, oh, ow, y), ow += 2;
+    if (ow < s.cols.out) DirectBlock<1, NV>(s, x, wp, oh, ow, y);
   }
 }
 
@@ -90,10 +83,24 @@ class NarrowConvFilter {
       for (int64_t j = 0; j < n; ++j) p[i * nv_ * 8 + j] = w[i * n + j];
   }
   // y ([out_rows, out_cols, out_depth]) = the convolution of one image x ([rows, cols,
-  // in_depth]).
-  void ConvolveImage(const Conv2DShape& s, const float* x, float* y) const {
-    if (nv_ == 1) narrow_internal::DirectImage<1>(s, x, packed_.data(), y);
-    else narrow_internal::DirectImage<2>(s, x, packed_.data(), y);
+  // in_depth]). Where windows reach past the input's columns, x is first copied into `scratch`
+  // with zero columns on either side, so that the inner loops need no bounds checks.
+  void ConvolveImage(const Conv2DShape& s, const float* x, float* y,
+                     std::vector<float>* scratch) const {
+    Conv2DShape p = s;
+    const int64_t pad = s.cols.pad_before, depth = s.in_depth;
+    const int64_t reach =
+        (s.cols.out - 1) * s.cols.stride + (s.cols.window - 1) * s.cols.dilation + 1;
+    if (pad > 0 || reach > s.cols.in + pad) {
+      p.cols.in = std::max(s.cols.in + pad, reach), p.cols.pad_before = 0;
+      scratch->assign(s.rows.in * p.cols.in * depth, 0.0f);
+      for (int64_t r = 0; r < s.rows.in; ++r)
+        std::copy_n(x + r * s.cols.in * depth, s.cols.in * depth,
+                    scratch->data() + (r * p.cols.in + pad) * depth);
+      x = scratch->data();
+    }
+    if (nv_ == 1) narrow_internal::DirectImage<1>(p, x, packed_.data(), y);
+    else narrow_internal::DirectImage<2>(p, x, packed_.data(), y);
   }
 
  private:

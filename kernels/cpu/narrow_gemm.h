@@ -30,12 +30,16 @@ void RowsNN(int64_t n, int64_t k, const float* a, int64_t lda, const V8* bp, flo
   V8 acc[R][NV] = {};
   for (int64_t kk = 0; kk < k; ++kk) {
     V8 b[NV];
+    #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) b[v] = bp[kk * NV + v];
+    #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const V8 x = Splat(a[r * lda + kk]);
+      #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[r][v] += x * b[v];
     }
   }
+  #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
     float row[NV * 8];
     std::memcpy(row, acc[r], sizeof(row));
@@ -63,17 +67,24 @@ void GemmNN(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const 
 template <int R, int NV>
 void RowsTN(int64_t rows, int64_t k0, const float* a, int64_t lda, const V8* bp, V8* cp) {
   V8 acc[R][NV];
+  #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
+    #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) acc[r][v] = cp[(k0 + r) * NV + v];
   for (int64_t i = 0; i < rows; ++i) {
     V8 b[NV];
+    #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) b[v] = bp[i * NV + v];
+    #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
       const V8 x = Splat(a[i * lda + k0 + r]);
+      #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) acc[r][v] += x * b[v];
     }
   }
+  #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
+    #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) cp[(k0 + r) * NV + v] = acc[r][v];
 }
 
