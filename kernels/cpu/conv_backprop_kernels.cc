@@ -7,7 +7,7 @@
 // with few channels (narrow_conv.h, narrow_gemm.h): a unit-stride convolution of at most
 // kNarrowGemmMaxN input channels gets its input gradient as a direct convolution of
 // out_backprop with the flipped, transposed filter; a filter gradient of at most that many
-// filters is summed by the narrow GEMM instead of OpenBLAS.
+// filters is summed in place from the input and out_backprop (NarrowFilterGradient).
 #include "kernels/cpu/conv_kernels.h"
 #include "kernels/cpu/narrow_conv.h"
 
@@ -121,6 +121,9 @@ class Conv2DBackpropFilterOp : public nn::ConvKernelBase {
     // of the input.
     const nn::PatchBlocks p = nn::PartitionPatches<T>(s);
     const bool direct = nn::PatchesAreInput(s);
+    if constexpr (std::is_same_v<T, float>) {
+      if (!direct && cout <= nn::kNarrowGemmMaxN) return NarrowFilter(ctx, s, x, g, dw);
+    }
     const int64_t rows = s.batch * patches;
     const int64_t groups = std::min(direct ? rows : p.num_blocks, nn::kFilterPartials);
     const int64_t filter_size = k * cout;
@@ -143,12 +146,37 @@ class Conv2DBackpropFilterOp : public nn::ConvKernelBase {
         }
       }
     });
+    SumPartials(ctx, groups, filter_size, partial.data(), dw);
+  }
+
+ private:
+  // dw += the (groups - 1) partials after it, in order.
+  static void SumPartials(OpKernelContext* ctx, int64_t groups, int64_t filter_size,
+                          const T* partial, T* dw) {
     nn::Shard(ctx, filter_size, groups, [&](int64_t begin, int64_t end) {
       for (int64_t j = 1; j < groups; ++j) {
-        const T* src = partial.data() + (j - 1) * filter_size;
+        const T* src = partial + (j - 1) * filter_size;
         for (int64_t i = begin; i < end; ++i) dw[i] += src[i];
       }
     });
+  }
+
+  // Few filters: groups of images each summed in place by NarrowFilterGradient
+  // (narrow_conv.h), at most kFilterPartials groups, added in group order.
+  static void NarrowFilter(OpKernelContext* ctx, const Conv2DShape& s, const float* x,
+                           const float* g, float* dw) {
+    const int64_t groups = std::min(s.batch, nn::kFilterPartials);
+    const int64_t filter_size = nn::PatchSize(s) * s.out_depth;
+    std::vector<float> partial((groups - 1) * filter_size);
+    const int64_t image_macs = nn::PatchesPerImage(s) * filter_size;
+    nn::Shard(ctx, groups, std::max<int64_t>(1, s.batch / groups * image_macs / 4),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t j = begin; j < end; ++j)
+                  nn::NarrowFilterGradient(s, x, g, j * s.batch / groups,
+                                           (j + 1) * s.batch / groups,
+                                           j == 0 ? dw : partial.data() + (j - 1) * filter_size);
+              });
+    SumPartials(ctx, groups, filter_size, partial.data(), dw);
   }
 };
 

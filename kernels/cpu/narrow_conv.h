@@ -68,6 +68,77 @@ void DirectImage(const Conv2DShape& s, const float* x, const V8* wp, float* y) {
   }
 }
 
+// Where the windows of `s` reach past x's columns (one image), copies x into `scratch` with zero
+// columns on either side, sets s->cols.in to the padded width and s->cols.pad_before to 0, and
+// returns the copy (so that the inner loops need no bounds checks); else returns x.
+inline const float* PadColumns(const float* x, Conv2DShape* s, std::vector<float>* scratch) {
+  const int64_t pad = s->cols.pad_before, depth = s->in_depth, cols = s->cols.in;
+  const int64_t reach =
+      (s->cols.out - 1) * s->cols.stride + (s->cols.window - 1) * s->cols.dilation + 1;
+  if (pad == 0 && reach <= cols) return x;
+  s->cols.in = std::max(cols + pad, reach), s->cols.pad_before = 0;
+  scratch->assign(s->rows.in * s->cols.in * depth, 0.0f);
+  for (int64_t r = 0; r < s->rows.in; ++r)
+    std::copy_n(x + r * cols * depth, cols * depth,
+                scratch->data() + (r * s->cols.in + pad) * depth);
+  return scratch->data();
+}
+
+// cp[r] += sum_i a[r][i * lda] * bp[i] for r < R (NV vectors each), i < rows.
+template <int R, int NV>
+void RowsTNGather(int64_t rows, const float* const* a, int64_t lda, const V8* bp, V8* cp) {
+  V8 acc[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) acc[r][v] = cp[r * NV + v];
+  for (int64_t i = 0; i < rows; ++i) {
+    V8 b[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) b[v] = bp[i * NV + v];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const V8 x = Splat(a[r][i * lda]);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[r][v] += x * b[v];
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) cp[r * NV + v] = acc[r][v];
+}
+
+// cp ([PatchSize(s), NV] vectors) += the filter gradient of one image: x ([rows, cols, depth],
+// columns padded: s.cols.pad_before == 0 and every window in bounds), gp (out_backprop padded
+// to [out_rows * out_cols, NV] vectors), `zero` (s.cols.in * depth zeros, read for the rows
+// that fall into the padding).
+template <int NV>
+void FilterGradImage(const Conv2DShape& s, const float* x, const V8* gp, const float* zero,
+                     V8* cp) {
+  constexpr int R = NV == 1 ? 8 : 6;
+  const int64_t depth = s.in_depth, row_k = s.cols.window * depth, k = s.rows.window * row_k;
+  const int64_t lda = s.cols.stride * depth;
+  for (int64_t oh = 0; oh < s.rows.out; ++oh) {
+    const V8* b = gp + oh * s.cols.out * NV;
+    const float* a[R];
+    for (int64_t k0 = 0; k0 < k;) {
+      const int n = static_cast<int>(std::min<int64_t>(R, k - k0));
+      for (int r = 0; r < n; ++r) {  // patch value k0 + r = (kh, kw, c)
+        const int64_t j = k0 + r, kh = j / row_k, kw = (j % row_k) / depth, c = j % depth;
+        const int64_t ih = oh * s.rows.stride - s.rows.pad_before + kh * s.rows.dilation;
+        const float* row = ih < 0 || ih >= s.rows.in ? zero : x + ih * s.cols.in * depth;
+        a[r] = row + kw * s.cols.dilation * depth + c;
+      }
+      if (n == R) {
+        RowsTNGather<R, NV>(s.cols.out, a, lda, b, cp + k0 * NV);
+      } else {
+        int r = 0;
+        for (; r + 4 <= n; r += 4)
+          RowsTNGather<4, NV>(s.cols.out, a + r, lda, b, cp + (k0 + r) * NV);
+        for (; r < n; ++r) RowsTNGather<1, NV>(s.cols.out, a + r, lda, b, cp + (k0 + r) * NV);
+      }
+      k0 += n;
+    }
+  }
+}
+
 }  // namespace narrow_internal
 
 // The filter ([PatchSize(s), out_depth] row-major) padded to whole vectors per patch value, as
@@ -88,17 +159,7 @@ class NarrowConvFilter {
   void ConvolveImage(const Conv2DShape& s, const float* x, float* y,
                      std::vector<float>* scratch) const {
     Conv2DShape p = s;
-    const int64_t pad = s.cols.pad_before, depth = s.in_depth;
-    const int64_t reach =
-        (s.cols.out - 1) * s.cols.stride + (s.cols.window - 1) * s.cols.dilation + 1;
-    if (pad > 0 || reach > s.cols.in + pad) {
-      p.cols.in = std::max(s.cols.in + pad, reach), p.cols.pad_before = 0;
-      scratch->assign(s.rows.in * p.cols.in * depth, 0.0f);
-      for (int64_t r = 0; r < s.rows.in; ++r)
-        std::copy_n(x + r * s.cols.in * depth, s.cols.in * depth,
-                    scratch->data() + (r * p.cols.in + pad) * depth);
-      x = scratch->data();
-    }
+    x = narrow_internal::PadColumns(x, &p, scratch);
     if (nv_ == 1) narrow_internal::DirectImage<1>(p, x, packed_.data(), y);
     else narrow_internal::DirectImage<2>(p, x, packed_.data(), y);
   }
@@ -107,6 +168,39 @@ class NarrowConvFilter {
   int nv_;
   std::vector<narrow_internal::V8> packed_;  // value-initialized: zeros past out_depth
 };
+
+// out ([PatchSize(s), out_depth] row-major) = the filter gradient of the convolution `s` summed
+// over images [begin, end) of x (NHWC input) and g (NHWC out_backprop), read in place (no
+// im2col); out_depth must be in [1, kNarrowGemmMaxN].
+template <int NV>
+void NarrowFilterGradient(const Conv2DShape& s, const float* x, const float* g, int64_t begin,
+                          int64_t end, float* out) {
+  using narrow_internal::V8;
+  const int64_t k = s.rows.window * s.cols.window * s.in_depth, n = s.out_depth;
+  const int64_t in_image = s.rows.in * s.cols.in * s.in_depth;
+  const int64_t positions = s.rows.out * s.cols.out;
+  std::vector<V8> cp(k * NV), gp(positions * NV);  // zeros
+  std::vector<float> scratch;
+  Conv2DShape p = s;
+  narrow_internal::PadColumns(x, &p, &scratch);  // p: the padded geometry (same per image)
+  const std::vector<float> zero(p.cols.in * s.in_depth, 0.0f);
+  for (int64_t img = begin; img < end; ++img) {
+    Conv2DShape q = s;
+    const float* xi = narrow_internal::PadColumns(x + img * in_image, &q, &scratch);
+    float* gf = reinterpret_cast<float*>(gp.data());
+    for (int64_t i = 0; i < positions; ++i)
+      std::copy_n(g + (img * positions + i) * n, n, gf + i * NV * 8);
+    narrow_internal::FilterGradImage<NV>(q, xi, gp.data(), zero.data(), cp.data());
+  }
+  const float* cf = reinterpret_cast<const float*>(cp.data());
+  for (int64_t i = 0; i < k; ++i) std::copy_n(cf + i * NV * 8, n, out + i * n);
+}
+
+inline void NarrowFilterGradient(const Conv2DShape& s, const float* x, const float* g,
+                                 int64_t begin, int64_t end, float* out) {
+  if (s.out_depth <= 8) NarrowFilterGradient<1>(s, x, g, begin, end, out);
+  else NarrowFilterGradient<2>(s, x, g, begin, end, out);
+}
 
 // Conv2DBackpropInput of a unit-stride convolution `s` as a forward convolution of
 // out_backprop ([batch, out_rows, out_cols, out_depth]) with the filter of TransposedFilter,
