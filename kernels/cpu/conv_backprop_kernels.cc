@@ -4,10 +4,11 @@
 //   filter gradient: filter gradient = sum over chunks of patches^T x out_backprop.
 // Blocks of patch rows run in parallel (conv_kernels.h); 1x1 unit-stride filters use the input
 // (and input gradient) as the patch matrix directly, without im2col or col2im. Float kernels
-// with few channels (narrow_conv.h, narrow_gemm.h): a unit-stride convolution of at most
-// kNarrowGemmMaxN input channels gets its input gradient as a direct convolution of
-// out_backprop with the flipped, transposed filter; a filter gradient of at most that many
-// filters is summed in place from the input and out_backprop (NarrowFilterGradient).
+// with few channels (narrow_conv.h, narrow_gemm.h): a unit-stride convolution whose filter rows
+// span few input values (kNarrowBackpropInputRun, e.g. a greyscale input) gets its input
+// gradient as a direct convolution of out_backprop with the flipped, transposed filter; a
+// filter gradient of at most kNarrowGemmMaxN filters is summed in place from the input and
+// out_backprop (NarrowFilterGradient).
 #include "kernels/cpu/conv_kernels.h"
 #include "kernels/cpu/narrow_conv.h"
 

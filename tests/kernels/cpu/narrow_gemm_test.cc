@@ -89,6 +89,7 @@ TEST_CASE("Float Conv2D and its backprops with few filters match the float64 ker
                         {{2, 5, 4, 3}, {7, 6, 3, 4}, {1, 1}, {1, 1}, "SAME"},  // wider than input
                         {{5, 4, 5, 3}, {1, 1, 3, 4}, {1, 1}, {1, 1}, "VALID"},  // 1x1: GEMMs
                         {{3, 8, 9, 2}, {2, 3, 2, 5}, {2, 2}, {1, 1}, "VALID"},
+                        {{2, 10, 9, 2}, {3, 3, 2, 3}, {1, 1}, {1, 1}, "VALID"},
                         {{3, 9, 7, 4}, {3, 3, 4, 17}, {1, 1}, {1, 1}, "VALID"}};
   unsigned seed = 7;
   for (const Case& c : cases) {
