@@ -5,7 +5,8 @@
 // channels) writing the patch matrix cost more than the multiply-adds. Each output position is
 // summed in patch order (filter row, filter column, channel), as NarrowGemmNN sums a patch row.
 // Conv2DBackpropInput of a unit-stride convolution with few input channels is such a convolution
-// too (BackpropInputAsConv, TransposedFilter).
+// too (BackpropInputAsConv, TransposedFilter), and NarrowFilterGradient sums a filter gradient
+// of few filters the same way (patch values gathered from the input rows, no im2col).
 #include <algorithm>
 #include <cstdint>
 #include <optional>

@@ -4,8 +4,9 @@
 // (packing a 6- or 16-wide panel per call costs about as much as the arithmetic; LeNet's conv2
 // forward ran at 22 GFLOP/s); these keep the whole n-wide output row in one or two 8-float
 // vector registers per output row and stream the k dimension through broadcasts and FMAs.
-//   NarrowGemmNN: c[m, n] = a[m, k] x b[k, n]                  (Conv2D's patches x filter)
-//   NarrowGemmTN: c[k, n] = a[m, k]^T x b[m, n] + beta * c       (Conv2DBackpropFilter)
+//   NarrowGemmNN: c[m, n] = a[m, k] x b[k, n]             (1x1 Conv2D: input x filter)
+//   NarrowGemmTN: c[k, n] = a[m, k]^T x b[m, n] + beta * c  (1x1 Conv2DBackpropFilter)
+// (Larger filters use the direct kernels of narrow_conv.h, built on the same register blocks.)
 // The summation order over k (NN) or m (TN) is sequential, so results equal a plain loop's up
 // to FMA contraction; they differ from OpenBLAS's by float rounding only.
 #include <algorithm>
