@@ -32,6 +32,7 @@ struct ConvLayer {
 
 inline constexpr ConvLayer kConvLayers[] = {
     {"lenet_conv1", 64, 28, 28, 1, 5, 6, 1, "SAME"},
+    {"lenet_conv2", 64, 14, 14, 6, 5, 16, 1, "VALID"},
     {"alexnet_conv1", 32, 227, 227, 3, 11, 64, 4, "VALID"},
     {"alexnet_conv2", 32, 27, 27, 64, 5, 192, 1, "SAME"},
     {"alexnet_conv3", 32, 13, 13, 192, 3, 384, 1, "SAME"},

@@ -30,6 +30,7 @@ except ImportError:
 # name, batch, height, width, in_ch, kernel, out_ch, stride, padding: benchmarks/conv_layers.h.
 CONV_LAYERS = [
     ("lenet_conv1", 64, 28, 28, 1, 5, 6, 1, "SAME"),
+    ("lenet_conv2", 64, 14, 14, 6, 5, 16, 1, "VALID"),
     ("alexnet_conv1", 32, 227, 227, 3, 11, 64, 4, "VALID"),
     ("alexnet_conv2", 32, 27, 27, 64, 5, 192, 1, "SAME"),
     ("alexnet_conv3", 32, 13, 13, 192, 3, 384, 1, "SAME"),

@@ -3,8 +3,14 @@
 //   input gradient:  patch gradients = out_backprop x filter^T, then col2im per image;
 //   filter gradient: filter gradient = sum over chunks of patches^T x out_backprop.
 // Blocks of patch rows run in parallel (conv_kernels.h); 1x1 unit-stride filters use the input
-// (and input gradient) as the patch matrix directly, without im2col or col2im.
+// (and input gradient) as the patch matrix directly, without im2col or col2im. Float kernels
+// with few channels (narrow_conv.h, narrow_gemm.h): a unit-stride convolution whose filter rows
+// span few input values (kNarrowBackpropInputRun, e.g. a greyscale input) gets its input
+// gradient as a direct convolution of out_backprop with the flipped, transposed filter; a
+// filter gradient of at most kNarrowGemmMaxN filters is summed in place from the input and
+// out_backprop (NarrowFilterGradient).
 #include "kernels/cpu/conv_kernels.h"
+#include "kernels/cpu/narrow_conv.h"
 
 namespace fb {
 namespace {
@@ -33,6 +39,11 @@ class Conv2DBackpropInputOp : public nn::ConvKernelBase {
       out->flat<T>().setZero();
       return;
     }
+    if constexpr (std::is_same_v<T, float>) {
+      if (!nn::PatchesAreInput(s)) {
+        if (auto t = nn::BackpropInputAsConv(s)) return DirectNarrow(ctx, *t, s, w, g, dx);
+      }
+    }
     // Col2im of two blocks of one image adds into overlapping input rows, so when images are
     // split into blocks, one unit of parallel work is a whole image.
     const nn::PatchBlocks p = nn::PartitionPatches<T>(s);
@@ -60,6 +71,23 @@ class Conv2DBackpropInputOp : public nn::ConvKernelBase {
                          dx + (blk.image + i) * image);
           }
         });
+  }
+
+ private:
+  // A unit-stride convolution with few input channels: the input gradient is the forward
+  // convolution `t` of out_backprop with the transposed filter (narrow_conv.h), per image.
+  static void DirectNarrow(OpKernelContext* ctx, const Conv2DShape& t, const Conv2DShape& s,
+                           const float* w, const float* g, float* dx) {
+    const std::vector<float> wt = nn::TransposedFilter(s, w);
+    const nn::NarrowConvFilter filter(t, wt.data());
+    const int64_t in_image = t.rows.in * t.cols.in * t.in_depth;
+    const int64_t out_image = t.rows.out * t.cols.out * t.out_depth;
+    nn::Shard(ctx, t.batch, std::max<int64_t>(1, out_image * nn::PatchSize(t) / 4),
+              [&](int64_t begin, int64_t end) {
+                std::vector<float> scratch;
+                for (int64_t n = begin; n < end; ++n)
+                  filter.ConvolveImage(t, g + n * in_image, dx + n * out_image, &scratch);
+              });
   }
 };
 
@@ -94,6 +122,9 @@ class Conv2DBackpropFilterOp : public nn::ConvKernelBase {
     // of the input.
     const nn::PatchBlocks p = nn::PartitionPatches<T>(s);
     const bool direct = nn::PatchesAreInput(s);
+    if constexpr (std::is_same_v<T, float>) {
+      if (!direct && cout <= nn::kNarrowGemmMaxN) return NarrowFilter(ctx, s, x, g, dw);
+    }
     const int64_t rows = s.batch * patches;
     const int64_t groups = std::min(direct ? rows : p.num_blocks, nn::kFilterPartials);
     const int64_t filter_size = k * cout;
@@ -104,25 +135,49 @@ class Conv2DBackpropFilterOp : public nn::ConvKernelBase {
         T* acc = j == 0 ? dw : partial.data() + (j - 1) * filter_size;
         if (direct) {
           const int64_t r0 = j * rows / groups, r1 = (j + 1) * rows / groups;
-          nn::Gemm(true, false, k, cout, r1 - r0, T(1), x + r0 * k, k, g + r0 * cout, cout, T(0),
-                   acc, cout);
+          nn::ConvGemmTN(r1 - r0, cout, k, x + r0 * k, g + r0 * cout, T(0), acc);
           continue;
         }
         const int64_t b0 = j * p.num_blocks / groups, b1 = (j + 1) * p.num_blocks / groups;
         for (int64_t b = b0; b < b1; ++b) {
           const nn::PatchBlock blk = nn::BlockAt(s, p, b);
           const T* cols = nn::BlockPatches(s, blk, x, scratch);
-          nn::Gemm(true, false, k, cout, blk.num_patches, T(1), cols, k,
-                   g + blk.first_patch * cout, cout, b == b0 ? T(0) : T(1), acc, cout);
+          nn::ConvGemmTN(blk.num_patches, cout, k, cols, g + blk.first_patch * cout,
+                         b == b0 ? T(0) : T(1), acc);
         }
       }
     });
+    SumPartials(ctx, groups, filter_size, partial.data(), dw);
+  }
+
+ private:
+  // dw += the (groups - 1) partials after it, in order.
+  static void SumPartials(OpKernelContext* ctx, int64_t groups, int64_t filter_size,
+                          const T* partial, T* dw) {
     nn::Shard(ctx, filter_size, groups, [&](int64_t begin, int64_t end) {
       for (int64_t j = 1; j < groups; ++j) {
-        const T* src = partial.data() + (j - 1) * filter_size;
+        const T* src = partial + (j - 1) * filter_size;
         for (int64_t i = begin; i < end; ++i) dw[i] += src[i];
       }
     });
+  }
+
+  // Few filters: groups of images each summed in place by NarrowFilterGradient
+  // (narrow_conv.h), at most kFilterPartials groups, added in group order.
+  static void NarrowFilter(OpKernelContext* ctx, const Conv2DShape& s, const float* x,
+                           const float* g, float* dw) {
+    const int64_t groups = std::min(s.batch, nn::kFilterPartials);
+    const int64_t filter_size = nn::PatchSize(s) * s.out_depth;
+    std::vector<float> partial((groups - 1) * filter_size);
+    const int64_t image_macs = nn::PatchesPerImage(s) * filter_size;
+    nn::Shard(ctx, groups, std::max<int64_t>(1, s.batch / groups * image_macs / 4),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t j = begin; j < end; ++j)
+                  nn::NarrowFilterGradient(s, x, g, j * s.batch / groups,
+                                           (j + 1) * s.batch / groups,
+                                           j == 0 ? dw : partial.data() + (j - 1) * filter_size);
+              });
+    SumPartials(ctx, groups, filter_size, partial.data(), dw);
   }
 };
 

@@ -1,8 +1,10 @@
 // CPU Conv2D (engine/ops/nn_ops_conv.cc): im2col + GEMM, output[block] = patches x filter where
 // the HWIO filter is read as a row-major [filter_rows * filter_cols * in_depth, out_depth]
 // matrix and the product [block's output positions, out_depth] is that block's slice of the NHWC
-// output. Blocks (conv_kernels.h) run in parallel; a 1x1 unit-stride filter skips im2col.
+// output. Blocks (conv_kernels.h) run in parallel; a 1x1 unit-stride filter skips im2col. Float
+// layers of at most kNarrowGemmMaxN filters convolve directly (narrow_conv.h), without im2col.
 #include "kernels/cpu/conv_kernels.h"
+#include "kernels/cpu/narrow_conv.h"
 
 namespace fb {
 namespace {
@@ -28,6 +30,11 @@ class Conv2DOp : public nn::ConvKernelBase {
     const T* x = input.data<T>();
     const T* w = filter.data<T>();
     T* y = out->data<T>();
+    if constexpr (std::is_same_v<T, float>) {
+      if (s.out_depth <= nn::kNarrowGemmMaxN && !nn::PatchesAreInput(s)) {
+        return DirectNarrow(ctx, s, x, w, y);
+      }
+    }
     const nn::PatchBlocks p = nn::PartitionPatches<T>(s);
     nn::ShardWithScratch<T>(
         ctx, s, p, p.num_blocks, p.max_patches * k * s.out_depth,
@@ -35,10 +42,25 @@ class Conv2DOp : public nn::ConvKernelBase {
           for (int64_t b = begin; b < end; ++b) {
             const nn::PatchBlock blk = nn::BlockAt(s, p, b);
             const T* cols = nn::BlockPatches(s, blk, x, scratch);
-            nn::Gemm(false, false, blk.num_patches, s.out_depth, k, T(1), cols, k, w,
-                     s.out_depth, T(0), y + blk.first_patch * s.out_depth, s.out_depth);
+            nn::ConvGemmNN(blk.num_patches, s.out_depth, k, cols, w,
+                           y + blk.first_patch * s.out_depth);
           }
         });
+  }
+
+ private:
+  // Few filters: a direct convolution per image (narrow_conv.h), images in parallel.
+  static void DirectNarrow(OpKernelContext* ctx, const Conv2DShape& s, const float* x,
+                           const float* w, float* y) {
+    const nn::NarrowConvFilter filter(s, w);
+    const int64_t in_image = s.rows.in * s.cols.in * s.in_depth;
+    const int64_t out_image = nn::PatchesPerImage(s) * s.out_depth;
+    nn::Shard(ctx, s.batch, std::max<int64_t>(1, out_image * nn::PatchSize(s) / 4),
+              [&](int64_t begin, int64_t end) {
+                std::vector<float> scratch;
+                for (int64_t n = begin; n < end; ++n)
+                  filter.ConvolveImage(s, x + n * in_image, y + n * out_image, &scratch);
+              });
   }
 };
 

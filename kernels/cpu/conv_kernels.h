@@ -10,9 +10,11 @@
 // reads the input (and writes the input gradient) as the patch matrix itself.
 #include <algorithm>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/im2col.h"
+#include "kernels/cpu/narrow_gemm.h"
 #include "kernels/cpu/nn_kernel_util.h"
 
 namespace fb::nn {
@@ -152,6 +154,25 @@ void ShardWithScratch(OpKernelContext* ctx, const Conv2DShape& s, const PatchBlo
     std::unique_ptr<T[]> patches(scratch > 0 ? new T[scratch] : nullptr);
     fn(begin, end, patches.get());
   });
+}
+
+// c[m, n] = a[m, k] x b[k, n] (dense row-major): the narrow-output kernel (narrow_gemm.h) for
+// float products of at most kNarrowGemmMaxN columns (few filters), else OpenBLAS.
+template <typename T>
+void ConvGemmNN(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (n <= kNarrowGemmMaxN) return NarrowGemmNN(m, n, k, a, k, b, n, c, n);
+  }
+  Gemm(false, false, m, n, k, T(1), a, k, b, n, T(0), c, n);
+}
+
+// c[k, n] = a[m, k]^T x b[m, n] + beta * c (dense row-major), the same choice of kernel.
+template <typename T>
+void ConvGemmTN(int64_t m, int64_t n, int64_t k, const T* a, const T* b, T beta, T* c) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (n <= kNarrowGemmMaxN) return NarrowGemmTN(m, n, k, a, k, b, n, beta, c, n);
+  }
+  Gemm(true, false, k, n, m, T(1), a, k, b, n, beta, c, n);
 }
 
 // The patch matrix of block `k` of `input` (NHWC): `input` itself when the patches are the input

@@ -1,5 +1,7 @@
 // MaxPool, AvgPool, MaxPoolGrad and AvgPoolGrad: hand-computed values on a 4x4 ramp, numerical
 // gradient checks in float64, and shape errors.
+#include <limits>
+
 #include "tests/gradient_checker.h"
 #include "tests/kernels/cpu/nn_test_util.h"
 #include "tests/test_util.h"
@@ -168,6 +170,43 @@ TEST_CASE("MaxPoolGrad matches the definition on tie-heavy inputs of many channe
           {x, y, g})[0];
       CHECK(Values<double>(dx) == ReferenceMaxPoolGrad(x, g, 3, 2, same));
     }
+  }
+}
+
+TEST_CASE("MaxPoolGrad of non-overlapping windows matches the definition", "[nn][nn-pool]") {
+  // 2x2 windows with strides 2 and 3 (LeNet's pools), tie-heavy, depths 1, 6 and 11.
+  for (int64_t depth : {1, 6, 11})
+    for (int64_t stride : {2, 3})
+      for (bool same : {true, false}) {
+        Tensor x = test::RandomDouble({2, 9, 7, depth}, -1, 3, static_cast<int>(depth + stride));
+        x.flat<double>() = x.flat<double>().floor();
+        const std::string padding = same ? "SAME" : "VALID";
+        INFO("depth " << depth << " stride " << stride << " " << padding);
+        Tensor y = Pool(true, x, {2, 2}, {stride, stride}, padding);
+        Tensor g = test::RandomDouble(y.shape(), -1, 1, 5);
+        Tensor dx = RunOpOk(
+            [&](const Scope& s, Xs in) {
+              return std::vector<Output>{ops::MaxPoolGrad(s, in[0], in[1], in[2], {2, 2},
+                                                          {stride, stride}, padding)};
+            },
+            {x, y, g})[0];
+        CHECK(Values<double>(dx) == ReferenceMaxPoolGrad(x, g, 2, stride, same));
+      }
+  // A window's first NaN receives its gradient (as in the overlapping path).
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (auto [values, want] : {std::pair{std::vector<float>{1, nan, 5, nan}, 1},
+                              std::pair{std::vector<float>{nan, 7, nan, 9}, 0},
+                              std::pair{std::vector<float>{1, 9, 9, 2}, 1}}) {
+    Tensor x = Tensor::FromVector<float>(values, {1, 2, 2, 1});
+    Tensor dx = RunOpOk(
+        [](const Scope& s, Xs in) {
+          Output y = ops::MaxPool(s, in[0], {2, 2}, {2, 2}, "VALID");
+          return std::vector<Output>{ops::MaxPoolGrad(s, in[0], y, in[1], {2, 2}, {2, 2}, "VALID")};
+        },
+        {x, Tensor::FromVector<float>({3}, {1, 1, 1, 1})})[0];
+    std::vector<float> expected(4, 0.f);
+    expected[want] = 3;
+    CHECK(Values<float>(dx) == expected);
   }
 }
 
