@@ -25,12 +25,7 @@ Output AlexNetForward(const Scope& s, Output images, const ModelOptions& o, Vari
   x = ConvRelu(s, vars, "conv4", x, 3, 1, 256, "SAME");
   x = ConvRelu(s, vars, "conv5", x, 3, 1, 256, "SAME");
   x = MaxPool(s, "pool5", x, 3, 2, "VALID");
-  int64_t width = 0;
-  Output flat = Flatten(s, "flatten", x, &width);
-  if (!s.ok()) return Output();
-  Output h = Dense(s, vars, "fc6", flat, width, 4096, Activation::kRelu);
-  h = Dense(s, vars, "fc7", h, 4096, 4096, Activation::kRelu);
-  return Dense(s, vars, "logits", h, 4096, o.num_classes, Activation::kNone);
+  return FullyConnectedHead(s, vars, x, 4096, 4096, o.num_classes);
 }
 
 FB_REGISTER_MODEL("alexnet", AlexNetForward, ModelDefaults{{227, 227, 3}, 1000});

@@ -98,4 +98,14 @@ Output Flatten(const Scope& s, const std::string& name, const FeatureMap& in, in
   return ops::Reshape(s.WithOpName(name), in.x, {int64_t{-1}, *width});
 }
 
+Output FullyConnectedHead(const Scope& s, VariableStore* vars, const FeatureMap& in,
+                          int64_t fc6_units, int64_t fc7_units, int64_t num_classes) {
+  int64_t width = 0;
+  Output flat = Flatten(s, "flatten", in, &width);
+  if (!s.ok()) return Output();
+  Output h = Dense(s, vars, "fc6", flat, width, fc6_units, Activation::kRelu);
+  h = Dense(s, vars, "fc7", h, fc6_units, fc7_units, Activation::kRelu);
+  return Dense(s, vars, "logits", h, fc7_units, num_classes, Activation::kNone);
+}
+
 }  // namespace fb::experiments

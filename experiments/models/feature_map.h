@@ -48,4 +48,10 @@ FeatureMap ConcatChannels(const Scope& s, const std::string& name,
 // Reshape to [batch, rows * cols * channels] ("<name>"); *width gets rows * cols * channels.
 Output Flatten(const Scope& s, const std::string& name, const FeatureMap& in, int64_t* width);
 
+// The fully connected head of AlexNet, Overfeat and VGG: Flatten ("flatten"), Dense + ReLU "fc6"
+// of fc6_units and "fc7" of fc7_units, Dense "logits" of num_classes. Returns the logits
+// [batch, num_classes], or Output() with the error in `s` (e.g. an image too small to flatten).
+Output FullyConnectedHead(const Scope& s, VariableStore* vars, const FeatureMap& in,
+                          int64_t fc6_units, int64_t fc7_units, int64_t num_classes);
+
 }  // namespace fb::experiments

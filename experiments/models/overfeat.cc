@@ -24,12 +24,7 @@ Output OverfeatForward(const Scope& s, Output images, const ModelOptions& o, Var
   x = ConvRelu(s, vars, "conv4", x, 3, 1, 1024, "SAME");
   x = ConvRelu(s, vars, "conv5", x, 3, 1, 1024, "SAME");
   x = MaxPool(s, "pool5", x, 2, 2, "VALID");
-  int64_t width = 0;
-  Output flat = Flatten(s, "flatten", x, &width);
-  if (!s.ok()) return Output();
-  Output h = Dense(s, vars, "fc6", flat, width, 3072, Activation::kRelu);
-  h = Dense(s, vars, "fc7", h, 3072, 4096, Activation::kRelu);
-  return Dense(s, vars, "logits", h, 4096, o.num_classes, Activation::kNone);
+  return FullyConnectedHead(s, vars, x, 3072, 4096, o.num_classes);
 }
 
 FB_REGISTER_MODEL("overfeat", OverfeatForward, ModelDefaults{{231, 231, 3}, 1000});

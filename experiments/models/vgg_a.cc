@@ -32,12 +32,7 @@ Output VggAForward(const Scope& s, Output images, const ModelOptions& o, Variabl
     x = MaxPool(s, "pool" + std::to_string(block_index), x, 2, 2, "VALID");
     ++block_index;
   }
-  int64_t width = 0;
-  Output flat = Flatten(s, "flatten", x, &width);
-  if (!s.ok()) return Output();
-  Output h = Dense(s, vars, "fc6", flat, width, 4096, Activation::kRelu);
-  h = Dense(s, vars, "fc7", h, 4096, 4096, Activation::kRelu);
-  return Dense(s, vars, "logits", h, 4096, o.num_classes, Activation::kNone);
+  return FullyConnectedHead(s, vars, x, 4096, 4096, o.num_classes);
 }
 
 FB_REGISTER_MODEL("vgg_a", VggAForward, ModelDefaults{{224, 224, 3}, 1000});

@@ -5,49 +5,15 @@
 // statistics (see the script for tolerances). This checks the architecture, the explicit
 // symmetric padding and batch normalization end to end. Without torch and torchvision the test
 // prints "skipped" and passes.
-#include <catch2/catch.hpp>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <iostream>
-#include <sstream>
 
-#include "engine/io/npy.h"
-#include "experiments/models/models.h"
-#include "tests/engine/trace/temp_dir.h"
-#include "tests/test_util.h"
+#include "tests/experiments/torchvision_compare.h"
 
 namespace fb::experiments {
 namespace {
 
-bool HaveTorchvision() {
-  static const bool ok =
-      std::system("/usr/bin/python3 -c 'import torch, torchvision' >/dev/null 2>&1") == 0;
-  if (!ok) std::cout << "skipped: /usr/bin/python3 with torch and torchvision not found\n";
-  return ok;
-}
-
-void Write(const Tensor& t, const std::string& path) {
-  Status s = WriteNpy(t, path);
-  INFO(s.ToString());
-  REQUIRE(s.ok());
-}
-
-// Writes names.txt and <prefix><i>.npy for `values` of the variables `vs`.
-void WriteAll(const test::TempDir& dir, const std::string& list, const std::string& prefix,
-              const std::vector<ModelVariable>& vs, const std::vector<Tensor>& values) {
-  std::ofstream names(dir.file(list));
-  for (size_t i = 0; i < vs.size(); ++i) {
-    names << vs[i].name << "\n";
-    Write(values[i], dir.file(prefix + std::to_string(i) + ".npy"));
-  }
-}
-
-std::vector<std::string> Fetches(const std::vector<ModelVariable>& vs) {
-  std::vector<std::string> names;
-  for (const ModelVariable& v : vs) names.push_back(v.name + ":0");
-  return names;
-}
+using test_torchvision::CompareWithTorchvision;
+using test_torchvision::HaveTorchvision;
 
 TEST_CASE("resnet50 matches torchvision's logits, gradients and running statistics",
           "[train][resnet]") {
@@ -57,42 +23,10 @@ TEST_CASE("resnet50 matches torchvision's logits, gradients and running statisti
   o->image_shape = {48, 48, 3};
   o->num_classes = 4;
   o->batch_size = 2;
-  auto m = BuildModel("resnet50", *o);
-  INFO(m.status().ToString());
-  REQUIRE(m.ok());
-  auto s = test::MakeSession(m->scope.ToGraphDef());
-  test::RunOk(s.get(), {}, {}, {m->init});
   Tensor x(DataType::kFloat, TensorShape{2, 48, 48, 3});
   for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = std::sin(0.37f * i);
   Tensor labels = Tensor::FromVector(std::vector<int32_t>{1, 3}, TensorShape{2});
-
-  test::TempDir dir;
-  WriteAll(dir, "names.txt", "v", m->variables,
-           test::RunOk(s.get(), {}, Fetches(m->variables), {}));
-  std::vector<std::string> fetches = m->gradients;
-  fetches.push_back(m->logits);
-  // The forward and backward pass with the moving-average updates, but no optimizer step.
-  std::vector<Tensor> out =
-      test::RunOk(s.get(), {{m->images, x}, {m->labels, labels}}, fetches, {m->update_op});
-  Write(out.back(), dir.file("logits.npy"));
-  out.pop_back();
-  WriteAll(dir, "grads.txt", "g", m->variables, out);
-  WriteAll(dir, "nt_names.txt", "m", m->non_trainable_variables,
-           test::RunOk(s.get(), {}, Fetches(m->non_trainable_variables), {}));
-  Write(x, dir.file("x.npy"));
-  Write(labels, dir.file("labels.npy"));
-
-  const std::string log = dir.file("compare.log");
-  const std::string cmd = std::string("/usr/bin/python3 ") + FB_SOURCE_DIR +
-                          "/tests/experiments/resnet50_torchvision.py " + dir.path() + " >" + log +
-                          " 2>&1";
-  const int rc = std::system(cmd.c_str());
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  INFO(text.str());
-  CHECK(rc == 0);
-  CHECK_THAT(text.str(), Catch::Contains("logits:") && Catch::EndsWith("OK\n"));
+  CompareWithTorchvision("resnet50", *o, x, labels, "resnet50_torchvision.py");
 }
 
 }  // namespace
