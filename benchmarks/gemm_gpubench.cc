@@ -53,6 +53,8 @@ void BM_SgemmFlowbench(benchmark::State& state) {
   node.op = "MatMul";
   node.inputs = {"a", "b"};
   node.attrs["T"] = DataType::kFloat;
+  node.attrs["transpose_a"] = false;
+  node.attrs["transpose_b"] = false;
   auto kernel = KernelRegistry::Global()->CreateKernel(gpu, node);
   if (!kernel.ok()) return state.SkipWithError(kernel.status().ToString().c_str());
   auto a = AllocateTensor(DataType::kFloat, {n, n}, gpu->GetAllocator());

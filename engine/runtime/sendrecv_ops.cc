@@ -5,6 +5,7 @@
 #include "engine/framework/op_kernel.h"
 #include "engine/framework/progress_thread.h"
 #include "engine/framework/shape_inference.h"
+#include "engine/framework/tensor_allocate.h"
 
 namespace fb {
 
@@ -92,9 +93,11 @@ class RecvOp : public AsyncOpKernel {
         auto on_device = ctx->device()->CopyFromHost(v);
         if (!on_device.ok()) {
           ctx->SetStatus(on_device.status());
-        } else if (on_device->allocator() != ctx->allocator()) {
+        } else if (ctx->allocator()->IsHostMemory() &&
+                   BaseAllocator(*on_device) != ctx->allocator()) {
           // Devices of one process share host memory, but each device models its own memory:
           // the received tensor moves into this device's allocator (peak memory per device).
+          // (A GPU's CopyFromHost already allocated it in the GPU's memory.)
           // On a progress thread a large copy goes to the executor's runner.
           if (IsProgressThread() && on_device->TotalBytes() > kMaxCopyOnProgressThreadBytes &&
               ctx->params().runner != nullptr) {

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/framework/op_def.h"
 #include "engine/framework/op_kernel.h"
 #include "kernels/cuda/gpu_device.h"
 #include "tests/test_util.h"
@@ -31,13 +32,17 @@ inline GpuDevice* Gpu() {
   return d;
 }
 
-// A node of `op` with `num_inputs` data inputs and `attrs`.
-inline NodeDef Node(const std::string& op, int num_inputs, AttrMap attrs) {
+// A node of `op_name` with `num_inputs` data inputs and `attrs` (defaults added).
+inline NodeDef Node(const std::string& op_name, int num_inputs, AttrMap attrs) {
   NodeDef n;
-  n.name = "test_" + op;
-  n.op = op;
+  n.name = "test_" + op_name;
+  n.op = op_name;
   for (int i = 0; i < num_inputs; ++i) n.inputs.push_back("in" + std::to_string(i));
   n.attrs = std::move(attrs);
+  // Defaults (MatMul's transpose_a, ...) as the Session fills them.
+  auto op = OpRegistry::Global()->LookUp(op_name);
+  REQUIRE(op.ok());
+  REQUIRE(AddDefaultsAndValidateAttrs(**op, n.name, &n.attrs).ok());
   return n;
 }
 

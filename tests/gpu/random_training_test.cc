@@ -35,8 +35,12 @@ void ExpectApplyMatches(const std::string& op, int num_refs, const std::vector<T
                         AttrMap attrs) {
   std::vector<std::shared_ptr<Var>> cpu_vars, gpu_vars;
   std::vector<Var*> cpu_refs, gpu_refs;
+  // The variables have the gradient's shape: the one input that is not a scalar.
+  TensorShape var_shape;
+  for (const Tensor& t : inputs)
+    if (t.shape().dims() > 0) var_shape = t.shape();
   for (int i = 0; i < num_refs; ++i) {
-    Tensor init = Random(kF, inputs.back().shape(), 0.1, 1, 20 + i);
+    Tensor init = Random(kF, var_shape, 0.1, 1, 20 + i);
     cpu_vars.push_back(std::make_shared<Var>());
     gpu_vars.push_back(std::make_shared<Var>());
     *cpu_vars.back()->tensor() = init;
