@@ -207,6 +207,9 @@ void ExecutorState::Process(std::deque<TaggedNode> inline_ready, int64_t budget_
       int64_t start_ns = args_.stats || item.is_expensive ? NowNs() : 0;
       OpKernelContext ctx(&params);
       impl_.device()->Compute(item.kernel.get(), &ctx);
+      // A traced step times each node to the end of its device work (a GPU kernel only queues
+      // work): the node's end waits for the device, as TensorFlow's traced steps do.
+      if (args_.stats && ctx.status().ok()) ctx.SetStatus(impl_.device()->Sync());
       if (item.is_expensive) impl_.RecordCost(tagged.id, NowNs() - start_ns);
       s = ProcessOutputs(item, &ctx, &outputs);
       for (int i = 0; i < item.num_outputs; ++i) dead_outputs[i] = ctx.output_is_dead(i);
