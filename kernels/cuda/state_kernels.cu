@@ -79,8 +79,8 @@ __device__ bool Beats(T v, int64_t k, T bv, int64_t bk) {
   return v > bv || (v == bv && k < bk);
 }
 
-// inner == 1: one block per row (grid-stride over rows); each thread scans a strided part of the
-// row, then a shared-memory tree picks the winner.
+// inner == 1 and long rows: one block per row (grid-stride over rows); each thread scans a strided
+// part of the row, then a shared-memory tree picks the winner.
 template <typename T, typename Tout>
 __global__ void ArgMaxRowsKernel(const T* in, Tout* out, int64_t outer, int64_t r) {
   __shared__ T best_v[kThreads];
@@ -109,7 +109,7 @@ __global__ void ArgMaxRowsKernel(const T* in, Tout* out, int64_t outer, int64_t 
   }
 }
 
-// inner > 1: one thread per output element walks k (coalesced across inner).
+// inner > 1 or short rows: one thread per output element walks k (coalesced across inner).
 template <typename T, typename Tout>
 __global__ void ArgMaxColumnsKernel(const T* in, Tout* out, int64_t outer, int64_t r,
                                     int64_t inner) {
@@ -165,7 +165,7 @@ template <typename T, typename Tout>
 void LaunchArgMax(const T* in, Tout* out, int64_t outer, int64_t r, int64_t inner,
                   cudaStream_t s) {
   if (outer * inner == 0 || r <= 0) return;
-  if (inner == 1) {
+  if (inner == 1 && r >= kThreads / 2) {  // long rows: a block each; short ones: a thread each
     const int64_t blocks = outer < kMaxBlocks ? outer : kMaxBlocks;
     ArgMaxRowsKernel<<<static_cast<int>(blocks), kThreads, 0, s>>>(in, out, outer, r);
   } else {
