@@ -1,9 +1,11 @@
 // GPU kernels of the accuracy metric's ops: ArgMax (engine/ops/math_reduction_ops.cc; T float,
-// double, int32, int64; output_type int32 or int64) and the integer comparisons Equal, Greater,
-// Less (int32, int64; the float ones are in cwise_ops.cc). ArgMax reads its scalar `dimension`
-// on the host (HostMemory("dimension")) and checks it as the CPU kernel does
-// (kernels/cpu/reduction_kernels.cc); the integer comparisons accept inputs in host memory (an
-// int32 Const) by copying them to the GPU first.
+// double, int32, int64; output_type int32 or int64) and integer Equal (int32, int64: argmax ==
+// labels; the float comparisons are in cwise_ops.cc). ArgMax reads its scalar `dimension` on the
+// host (HostMemory("dimension")) and checks it as the CPU kernel does
+// (kernels/cpu/reduction_kernels.cc); Equal accepts inputs in host memory (an int32 Const) by
+// copying them to the GPU first. Integer Greater and Less are left to the CPU: they are the
+// while loops' conditions, which LoopCond needs on the host (TensorFlow keeps int32 loop
+// counters in host memory too).
 #include "engine/ops/math_reduction_util.h"
 #include "kernels/cuda/gpu_kernel_util.h"
 #include "kernels/cuda/state_launch.h"
@@ -82,8 +84,6 @@ FB_REGISTER_ARGMAX(int64_t);
   FB_REGISTER_GPU_T(name, int32_t, GpuIntCompareOp<int32_t, CompareFn::fn>); \
   FB_REGISTER_GPU_T(name, int64_t, GpuIntCompareOp<int64_t, CompareFn::fn>)
 FB_REGISTER_INT_COMPARE("Equal", kEqual);
-FB_REGISTER_INT_COMPARE("Greater", kGreater);
-FB_REGISTER_INT_COMPARE("Less", kLess);
 #undef FB_REGISTER_INT_COMPARE
 
 }  // namespace
