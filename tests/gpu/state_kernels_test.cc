@@ -347,8 +347,8 @@ TEST_CASE("GPU SparseSoftmaxCrossEntropyWithLogits names a label out of range as
 // A training step of softmax regression with every node but the Placeholders on `device`:
 // init (Assign), loss and accuracy (SparseSoftmaxCrossEntropyWithLogits, ArgMax, Equal, Cast,
 // Mean), the update (ZerosLike, AddN, ApplyGradientDescent) and the step counter (AssignAdd).
-GraphDef TrainingStep(const std::string& device) {
-  std::string json = R"({"nodes": [
+// DEV stands for the device.
+constexpr char kTrainingStepJson[] = R"({"nodes": [
     {"name": "x", "op": "Placeholder", "device": "/device:CPU:0",
      "attrs": {"dtype": {"type": "float"}, "shape": {"shape": [4, 3]}}},
     {"name": "labels", "op": "Placeholder", "device": "/device:CPU:0",
@@ -403,6 +403,9 @@ GraphDef TrainingStep(const std::string& device) {
      "attrs": {"T": {"type": "float"}}},
     {"name": "step_out", "op": "Identity", "inputs": ["step"], "device": "DEV",
      "attrs": {"T": {"type": "int64"}}}]})";
+
+GraphDef TrainingStep(const std::string& device) {
+  std::string json = kTrainingStepJson;
   for (size_t at = json.find("DEV"); at != std::string::npos; at = json.find("DEV", at))
     json.replace(at, 3, device);
   return fb::test::ParseGraph(json);
