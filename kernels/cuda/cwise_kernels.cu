@@ -199,5 +199,10 @@ void LaunchCheckNumerics(const T* x, int64_t n, int* flags, cudaStream_t s) {
 FB_INSTANTIATE(float)
 FB_INSTANTIATE(double)
 #undef FB_INSTANTIATE
+// Integer comparisons (metric_ops.cc registers Equal: the accuracy metric's argmax == labels).
+template void LaunchCompare<int32_t>(CompareFn, const int32_t*, const int32_t*, bool*, int64_t,
+                                     const BroadcastShape&, cudaStream_t);
+template void LaunchCompare<int64_t>(CompareFn, const int64_t*, const int64_t*, bool*, int64_t,
+                                     const BroadcastShape&, cudaStream_t);
 
 }  // namespace fb::gpu

@@ -3,7 +3,7 @@
 // random_kernels.cu). Plain pointers and sizes only, so the op kernels (*.cc, compiled by the host
 // compiler) never include device code. Every launcher enqueues on `stream` and returns at once;
 // launch errors surface through cudaGetLastError (GpuDevice::Compute turns them into a Status).
-// Implemented for T = float and double.
+// Implemented for T = float and double (LaunchCompare also for int32_t and int64_t).
 #include <cuda_runtime.h>
 
 #include <cstdint>
