@@ -12,10 +12,9 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 CLUSTER=$SRC/scripts/cluster
 case $CHECK in lenet-sync) L=l ;; bandwidth) L=b ;; link-down) L=f ;; *) L=x ;; esac
 export FB_CLUSTER_PREFIX=$L$(($$ % 10000000))
+if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the emulated cluster needs root (uid $(id -u))"; exit 77; fi
 WORK=$BUILD/cluster_$CHECK
 rm -rf "$WORK" && mkdir -p "$WORK"
-
-if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the emulated cluster needs root (uid $(id -u))"; exit 77; fi
 for tool in ip tc iptables mpirun; do
   command -v $tool > /dev/null || { echo "SKIP: '$tool' not found (scripts/install-deps)"; exit 77; }
 done
