@@ -3,8 +3,14 @@
 #include "sim/emulated_cluster_platform.h"
 
 #include <simgrid/s4u.hpp>
+#include <sys/wait.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "sim/platform_validation.h"
@@ -105,6 +111,43 @@ TEST_CASE("tc rates and delays parse like scripts/cluster writes them", "[sim][c
     CHECK_THAT(ParseTcDelayS(bad).status().message(),
                Catch::Contains("the delay must be like 50us, 5ms or 0.1s, got '"));
   }
+}
+
+}  // namespace
+}  // namespace fb::sim
+
+namespace fb::sim {
+namespace {
+
+TEST_CASE("flowbench sim-platform emulated names the bad field and writes nothing",
+          "[sim][cluster][apps]") {
+  fb::test::TempDir dir;
+  const std::string out = dir.file("p.xml"), err = dir.file("err.txt");
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"emulated:4:1gbit", "expected emulated:N:RATE:DELAY"},
+      {"emulated:x:1gbit:50us", "the host count must be an integer, got 'x'"},
+      {"emulated:1:1gbit:50us", "2 to 256 hosts, got 1"},
+      {"emulated:4:fast:50us", "the rate must be like 1gbit, 100mbit or 10gbit, got 'fast'"},
+      {"emulated:4:1gbit:50", "the delay must be like 50us, 5ms or 0.1s, got '50'"},
+      {"emulated:4:1gbit:50us:ring", "star or two-level, got 'ring'"},
+      {"emulated:4:1gbit:50us:star:ps=1,worker=2", "the jobs have 3 tasks, the cluster 4 hosts"},
+  };
+  for (const auto& [spec, expected] : bad) {
+    const std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench sim-platform '" + spec +
+                            "' " + out + " > /dev/null 2> " + err;
+    const int status = std::system(cmd.c_str());
+    std::ifstream in(err);
+    const std::string text(std::istreambuf_iterator<char>(in), {});
+    INFO(spec << ": " << text);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) != 0);
+    CHECK_THAT(text, Catch::Contains("platform spec '" + spec + "'") && Catch::Contains(expected));
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+  const std::string ok = std::string(FB_BINARY_DIR) + "/flowbench sim-platform " +
+                         "emulated:4:10gbit:1ms:two-level " + out + " 2> " + err;
+  CHECK(std::system(ok.c_str()) == 0);
+  CHECK(std::filesystem::exists(out));
 }
 
 }  // namespace
