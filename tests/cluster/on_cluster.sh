@@ -12,6 +12,9 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 CLUSTER=$SRC/scripts/cluster
 case $CHECK in lenet-sync) L=l ;; bandwidth) L=b ;; link-down) L=f ;; *) L=x ;; esac
 export FB_CLUSTER_PREFIX=$L$(($$ % 10000000))
+if [[ $CHECK == bandwidth && ${FB_CLUSTER_SANITIZED:-0} == 1 ]]; then
+  echo "SKIP: bandwidth is not measured with sanitized binaries (FLOWBENCH_SANITIZE)"; exit 77
+fi
 if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the emulated cluster needs root (uid $(id -u))"; exit 77; fi
 WORK=$BUILD/cluster_$CHECK
 rm -rf "$WORK" && mkdir -p "$WORK"
