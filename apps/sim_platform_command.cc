@@ -4,6 +4,8 @@
 //   flowbench sim-platform cpu:FLOPS:MEMBW OUT.xml          one CPU device
 //   flowbench sim-platform mpi-node:ps=1,worker=3 OUT.xml   the ranks of an MPI job on this
 //                                                           machine (CPUs as this_machine.xml)
+//   flowbench sim-platform emulated:4:1gbit:50us[:star|two-level][:ps=1,worker=3] OUT.xml
+//                                    the cluster of `scripts/cluster up 4 --bandwidth 1gbit ...`
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "apps/commands.h"
+#include "sim/emulated_cluster_platform.h"
 #include "sim/platform_generator.h"
 #include "sim/platform_validation.h"
 
@@ -57,6 +60,24 @@ StatusOr<std::vector<std::pair<std::string, int>>> ParseJobs(const std::string& 
   return jobs;  // names, counts and the total are checked by MpiNodeXml
 }
 
+// emulated:N:RATE:DELAY[:TOPOLOGY][:JOBS] (parts[0] == "emulated").
+StatusOr<std::string> EmulatedXml(const std::vector<std::string>& parts) {
+  if (parts.size() < 4 || parts.size() > 6)
+    return InvalidArgument("expected emulated:N:RATE:DELAY[:star|two-level][:JOBS]");
+  sim::EmulatedClusterSpec e;
+  ASSIGN_OR_RETURN(e.hosts, ParseInt(parts[1], "the host count"));
+  ASSIGN_OR_RETURN(e.rate_bits_per_s, sim::ParseTcRateBitsPerS(parts[2]));
+  ASSIGN_OR_RETURN(e.delay_s, sim::ParseTcDelayS(parts[3]));
+  for (size_t i = 4; i < parts.size(); ++i) {
+    if (parts[i].find('=') != std::string::npos) {
+      ASSIGN_OR_RETURN(e.jobs, ParseJobs(parts[i]));
+    } else {
+      e.topology = parts[i];
+    }
+  }
+  return sim::EmulatedClusterXml(e, kThisMachineCpu);
+}
+
 StatusOr<std::string> GenerateXml(const std::string& spec) {
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
@@ -77,13 +98,15 @@ StatusOr<std::string> GenerateXml(const std::string& spec) {
     ASSIGN_OR_RETURN(auto jobs, ParseJobs(parts[1]));
     return sim::MpiNodeXml(jobs, kThisMachineCpu);
   }
+  if (parts[0] == "emulated") return EmulatedXml(parts);
   if (parts.size() == 3 && parts[0] == "cpu") {
     ASSIGN_OR_RETURN(double flops, ParseRate(parts[1], "FLOPS"));
     ASSIGN_OR_RETURN(double membw, ParseRate(parts[2], "MEMBW"));
     return sim::SingleCpuXml("cpu0", flops, membw, 1000);
   }
   return InvalidArgument(
-      "expected fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW or mpi-node:JOBS");
+      "expected fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:JOBS or "
+      "emulated:N:RATE:DELAY[:star|two-level][:JOBS]");
 }
 
 Status GeneratePlatform(const std::string& spec, const std::string& out_path) {
@@ -101,7 +124,8 @@ FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
   static std::string spec;
   static std::string out;
   auto* cmd = app->add_subcommand("sim-platform", "Generate a SimGrid platform XML");
-  cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW or mpi-node:ps=1,worker=3")->required();
+  cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:ps=1,worker=3 or "
+                 "emulated:N:RATE:DELAY[:star|two-level][:JOBS] (scripts/cluster's network)")->required();
   cmd->add_option("out", out, "Output .xml")->required();
   cmd->callback([] {
     if (Status s = GeneratePlatform(spec, out); !s.ok()) Fail("sim-platform", s);

@@ -63,3 +63,4 @@ add_test(NAME mpi_dist_train_metrics_json
 set_tests_properties(mpi_dist_train_metrics_json PROPERTIES TIMEOUT 120 PROCESSORS 2
                      ENVIRONMENT "${FB_MPI_TEST_ENV}"
                      PASS_REGULAR_EXPRESSION "\"final_loss\": [0-9]")
+include(${PROJECT_SOURCE_DIR}/cmake/cluster_tests.cmake)

@@ -1,6 +1,7 @@
 // Point-to-point bandwidth of flowbench remote Send/Recv (MpiRendezvous over MpiTransport) next to
 // plain MPI_Isend/MPI_Irecv, in the same run, for 4 B to 256 MiB (issue 5, whitepaper 3.3).
 // Run: mpirun -np 2 build/flowbench-mpi-bench [--min-bytes N] [--max-bytes N] [--rounds R]
+//        [--iters I]   (messages per size and loop; default by size, see ItersFor)
 // Rank 0 sends `iters` messages of each size to rank 1, which acknowledges the last one;
 // bandwidth = iters * bytes / time; the three loops alternate for R rounds (default 3) and each
 // reports its median round, so that drifts of a shared machine hit all three alike. Prints a table and the flowbench/MPI ratios per size: against
@@ -101,10 +102,12 @@ double Flowbench(int64_t bytes, int iters, int64_t* step, const ClusterSpec& clu
 int Main(int argc, char** argv) {
   int64_t min_bytes = 4, max_bytes = 256ll << 20;
   int rounds = 3;
+  int fixed_iters = 0;  // --iters: the same count for every size (0: ItersFor)
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--max-bytes") max_bytes = std::stoll(argv[i + 1]);
     if (std::string(argv[i]) == "--min-bytes") min_bytes = std::stoll(argv[i + 1]);
     if (std::string(argv[i]) == "--rounds") rounds = std::max(1, std::stoi(argv[i + 1]));
+    if (std::string(argv[i]) == "--iters") fixed_iters = std::max(1, std::stoi(argv[i + 1]));
   }
   if (WorldSize() != 2) {
     if (WorldRank() == 0) std::fprintf(stderr, "flowbench-mpi-bench needs exactly 2 ranks\n");
@@ -119,7 +122,7 @@ int Main(int argc, char** argv) {
     std::printf("%12s %8s %14s %14s %14s %8s %8s\n", "bytes", "iters", "mpi_MB/s", "mpi_own_MB/s",
                 "flowbench_MB/s", "ratio", "ratio_own");
   for (int64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
-    int iters = ItersFor(bytes);
+    int iters = fixed_iters > 0 ? fixed_iters : ItersFor(bytes);
     // Warm-ups: MPI's buffers and connections; flowbench's receive buffer pool (steady state of a
     // training loop, where every step receives tensors of the same sizes).
     RawMpi(comm, bytes, std::min(iters, 64), &buf, false);

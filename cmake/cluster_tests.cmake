@@ -1,0 +1,23 @@
+# The emulated cluster (issue 18, scripts/cluster, docs/cluster.md): checks that run MPI jobs
+# across hosts in network namespaces joined by shaped veth links. Each brings up a cluster of its
+# own under a unique prefix and takes it down again (tests/cluster/on_cluster.sh); they are
+# reported as skipped (77) with the reason where namespaces cannot be created (not root, no
+# CONFIG_NET_NS). RUN_SERIAL: they measure bandwidth and time out on health checks, which the
+# other tests' load on a 2-core machine would distort.
+set(FB_ON_CLUSTER ${PROJECT_SOURCE_DIR}/tests/cluster/on_cluster.sh)
+set(FB_CLUSTER_TEST_ENV ${FB_MPI_TEST_ENV})
+if(FLOWBENCH_SANITIZE)
+  # Sanitized binaries copy and check every byte: a bandwidth they reach says nothing about the
+  # links, so the bandwidth check reports skipped there (the other checks still run).
+  list(APPEND FB_CLUSTER_TEST_ENV "FB_CLUSTER_SANITIZED=1")
+endif()
+add_test(NAME cluster_sync_lenet_3hosts
+         COMMAND ${FB_ON_CLUSTER} lenet-sync 3 1gbit ${PROJECT_BINARY_DIR})
+add_test(NAME cluster_bandwidth_2hosts_1gbit
+         COMMAND ${FB_ON_CLUSTER} bandwidth 2 1gbit ${PROJECT_BINARY_DIR})
+add_test(NAME cluster_link_down_supervise
+         COMMAND ${FB_ON_CLUSTER} link-down 4 1gbit ${PROJECT_BINARY_DIR})
+set_tests_properties(cluster_sync_lenet_3hosts cluster_bandwidth_2hosts_1gbit
+                     cluster_link_down_supervise PROPERTIES
+                     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE TIMEOUT 300
+                     ENVIRONMENT "${FB_CLUSTER_TEST_ENV}")
