@@ -106,6 +106,16 @@ def write_report(path, rows, eff, device, cfg, cross, load, args):
     lines += _sim_table(rows)
     lines += ["", f"Forward+backward predictions (target: within {100 * cfg['sim']['target_error']:.0f}%):"]
     lines += _misses(rows, cfg["sim"]["target_error"])
+    lines += ["", "Why GoogLeNet misses: the published time implies 3.0 TFLOP/s of direct-convolution "
+              "work (AlexNet 7.0, Overfeat 8.0, VGG-A 6.2, /work/shared/papers/osdi2016-benchmarks.md "
+              "1.5), so per-op-type efficiencies fitted on a model of large convolutions are too "
+              "optimistic for it: most of its convolutions are small (1x1 and 3x3/5x5 on 28x28 to "
+              "7x7 maps with 16-384 channels) where cuDNN's FFT and Winograd algorithms do not "
+              "apply or do not pay off and a layer fills the GPU badly, and 1x1 convolutions went "
+              "through cuDNN rather than a GEMM. Torch with the same cuDNN took 470 ms, so it is the "
+              "library's kernels, not TensorFlow. A size-dependent efficiency would need a "
+              "calibration model with such layers; calibrating on GoogLeNet instead makes every other "
+              "prediction 77-132% too slow (table below)."]
     lines += ["", "Calibrating on each model in turn (rows: calibration model; columns: error of "
               "the forward+backward prediction):", "",
               "| calibrated on | " + " | ".join(LABELS[m] for m in MODELS) + " |",
