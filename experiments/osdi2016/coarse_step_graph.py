@@ -12,8 +12,6 @@ and the worker's compute time. For each PS task k:
   -> grad_k = Mul(fetch_k, 0.5) after work_k (control edge)
   -> AssignAdd(params_k, grad_k) on the PS (colocated with params_k by the engine)
 so the worker computes as parameters arrive and sends each gradient when its share is done.
-Optionally (ps_flops_per_step) each PS also computes on its shard once per worker step (the
-sampled or full softmax of the LSTM, computed where its weights live): a MatMul on the PS.
 """
 import json
 
@@ -51,7 +49,7 @@ def _side(flops):
     return max(1, round((max(flops, 2.0) / 2) ** (1 / 3)))
 
 
-def step_graph(shard_bytes, worker_flops, ps_flops_per_step=0.0):
+def step_graph(shard_bytes, worker_flops):
     """GraphDef (dict). shard_bytes: bytes per PS task (> 0 each); worker_flops: the worker's
     FLOPs per step, spread over the shards in proportion to their bytes."""
     total = float(sum(shard_bytes))
@@ -66,19 +64,12 @@ def step_graph(shard_bytes, worker_flops, ps_flops_per_step=0.0):
         nodes += [_var(f"a_{k}", [n, n], "/job:worker"), _var(f"b_{k}", [n, n], "/job:worker")]
         nodes.append(_op(f"work_{k}", "MatMul", [f"a_{k}", f"b_{k}", f"^fetch_{k}"],
                          "/job:worker"))
-        grad_inputs = ["half" if False else f"fetch_{k}", "half", f"^work_{k}"]
-        if ps_flops_per_step > 0:
-            m = _side(ps_flops_per_step / len(shard_bytes))
-            nodes += [_var(f"pa_{k}", [m, m], ps), _var(f"pb_{k}", [m, m], ps)]
-            nodes.append(_op(f"ps_work_{k}", "MatMul", [f"pa_{k}", f"pb_{k}", f"^fetch_{k}"], ps))
-            nodes.append(_op(f"ps_out_{k}", "Mul", [f"fetch_{k}", "half", f"^ps_work_{k}"],
-                             "/job:worker"))
-            grad_inputs = [f"ps_out_{k}", "half", f"^work_{k}"]
-        nodes.append(_op(f"grad_{k}", "Mul", grad_inputs, "/job:worker"))
+        nodes.append(_op(f"grad_{k}", "Mul", [f"fetch_{k}", "half", f"^work_{k}"],
+                         "/job:worker"))
         nodes.append(_op(f"apply_{k}", "AssignAdd", [f"params_{k}", f"grad_{k}"]))
     return {"version": 1, "nodes": nodes}
 
 
-def write_step_graph(path, shard_bytes, worker_flops, ps_flops_per_step=0.0):
+def write_step_graph(path, shard_bytes, worker_flops):
     with open(path, "w") as f:
-        json.dump(step_graph(shard_bytes, worker_flops, ps_flops_per_step), f)
+        json.dump(step_graph(shard_bytes, worker_flops), f)
