@@ -35,9 +35,10 @@ def write_figure(path, rows, published, quick):
                     label="flowbench simulated (16 PS)")
         real = _real_series(rows, model, "flowbench")
         if real:
-            mb = real[0]["model_bytes"] / 2**20
+            nbytes = real[0]["model_bytes"]
+            size = f"{nbytes / 2**20:.3g} MiB" if nbytes >= 2**20 else f"{nbytes} B"
             ax.plot([r["workers"] for r in real], [r["median_ms"] for r in real], "^-",
-                    color="tab:green", label=f"flowbench real (1 PS, {mb:.3g} MiB)")
+                    color="tab:green", label=f"flowbench real (1 PS, {size})")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("workers")
