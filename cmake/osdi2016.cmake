@@ -13,3 +13,21 @@ foreach(experiment IN ITEMS table1 null_step inception_v3 lstm_lm)
                          LABELS osdi2016 RUN_SERIAL TRUE TIMEOUT 120)
   endif()
 endforeach()
+
+# The GPU cost model by hand, and flowbench-osdi-opwork's errors on bad flags (messages name the
+# flag and the value found).
+add_test(NAME osdi2016_gpu_cost_model
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/experiments/osdi2016/test_gpu_cost_model.py)
+add_test(NAME osdi2016_opwork_unknown_model
+         COMMAND flowbench-osdi-opwork --model nosuch --batch 2 --mode forward)
+add_test(NAME osdi2016_opwork_bad_mode
+         COMMAND flowbench-osdi-opwork --model alexnet --batch 0 --mode sideways)
+add_test(NAME osdi2016_opwork_missing_value COMMAND flowbench-osdi-opwork --model)
+set_tests_properties(osdi2016_opwork_unknown_model PROPERTIES
+                     PASS_REGULAR_EXPRESSION "unknown model 'nosuch' \\(known: alexnet")
+set_tests_properties(osdi2016_opwork_bad_mode PROPERTIES
+                     PASS_REGULAR_EXPRESSION "found --model 'alexnet' --batch 0 --mode 'sideways'")
+set_tests_properties(osdi2016_opwork_missing_value PROPERTIES
+                     PASS_REGULAR_EXPRESSION "flag --model needs a value")
+set_tests_properties(osdi2016_gpu_cost_model osdi2016_opwork_unknown_model osdi2016_opwork_bad_mode
+                     osdi2016_opwork_missing_value PROPERTIES LABELS osdi2016)
