@@ -34,7 +34,7 @@ endif()
 # Everything a flowbench program links (more modules add themselves to FB_ALL_LIBS below).
 set(FB_ALL_LIBS fb_engine fb_kernels_cpu ${FB_DATASETS})
 
-foreach(extra IN ITEMS cuda mpi sim sweep)
+foreach(extra IN ITEMS cuda mpi sim sweep osdi2016)
   if(EXISTS ${PROJECT_SOURCE_DIR}/cmake/${extra}.cmake)
     include(${PROJECT_SOURCE_DIR}/cmake/${extra}.cmake)
   endif()

@@ -115,6 +115,11 @@ const std::unordered_map<std::string, FlopsFn>& FlopTable() {
   return *table;
 }
 
+// Ops whose output is a selection of rows of input 0 (gathers): they read those rows only.
+bool ReadsSelectedRowsOfInput0(const std::string& op) {
+  return op == "Gather" || op == "GatherV2" || op == "ResourceGather";
+}
+
 }  // namespace
 
 bool IsMetadataOp(const std::string& op) {
@@ -130,8 +135,16 @@ OpWork EstimateOpWork(const Node& n, const std::vector<PartialShape>& inputs,
                       const std::vector<PartialShape>& outputs, int64_t unknown_dim) {
   OpWork w;
   if (IsMetadataOp(n.op())) return w;
-  for (int i = 0; i < n.num_inputs() && i < static_cast<int>(inputs.size()); ++i)
+  // A gather reads only the rows it selects (an embedding lookup touches 32 rows of a 16 GB
+  // table, OSDI 2016 section 6.2): its params input costs what it produces, not its size.
+  const bool reads_selected_rows = ReadsSelectedRowsOfInput0(n.op());
+  for (int i = 0; i < n.num_inputs() && i < static_cast<int>(inputs.size()); ++i) {
+    if (i == 0 && reads_selected_rows && !outputs.empty()) {
+      w.bytes_accessed += EstimatedBytes(n.input_type(0), outputs[0], unknown_dim);
+      continue;
+    }
     w.bytes_accessed += EstimatedBytes(n.input_type(i), inputs[i], unknown_dim);
+  }
   for (int i = 0; i < n.num_outputs() && i < static_cast<int>(outputs.size()); ++i)
     w.bytes_accessed += EstimatedBytes(n.output_type(i), outputs[i], unknown_dim);
   WorkArgs args{n, inputs, outputs, unknown_dim};

@@ -1,0 +1,33 @@
+# OSDI 2016 reproductions (experiments/osdi2016): the per-node work tool the simulated Table 1
+# uses, and each experiment's --quick command as a CTest test (label osdi2016; they time things,
+# so RUN_SERIAL).
+add_executable(flowbench-osdi-opwork ${PROJECT_SOURCE_DIR}/experiments/osdi2016/op_work_main.cc)
+target_link_libraries(flowbench-osdi-opwork PRIVATE ${FB_ALL_LIBS})
+
+foreach(experiment IN ITEMS table1 null_step inception_v3 lstm_lm)
+  if(EXISTS ${PROJECT_SOURCE_DIR}/experiments/osdi2016/${experiment}/run)
+    add_test(NAME osdi2016_${experiment}_quick
+             COMMAND ${PROJECT_SOURCE_DIR}/experiments/osdi2016/${experiment}/run --quick
+                     --build-dir ${PROJECT_BINARY_DIR} --out ${PROJECT_BINARY_DIR}/osdi2016/${experiment})
+    set_tests_properties(osdi2016_${experiment}_quick PROPERTIES
+                         LABELS osdi2016 RUN_SERIAL TRUE TIMEOUT 120)
+  endif()
+endforeach()
+
+# The GPU cost model by hand, and flowbench-osdi-opwork's errors on bad flags (messages name the
+# flag and the value found).
+add_test(NAME osdi2016_gpu_cost_model
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/experiments/osdi2016/test_gpu_cost_model.py)
+add_test(NAME osdi2016_opwork_unknown_model
+         COMMAND flowbench-osdi-opwork --model nosuch --batch 2 --mode forward)
+add_test(NAME osdi2016_opwork_bad_mode
+         COMMAND flowbench-osdi-opwork --model alexnet --batch 0 --mode sideways)
+add_test(NAME osdi2016_opwork_missing_value COMMAND flowbench-osdi-opwork --model)
+set_tests_properties(osdi2016_opwork_unknown_model PROPERTIES
+                     PASS_REGULAR_EXPRESSION "unknown model 'nosuch' \\(known: alexnet")
+set_tests_properties(osdi2016_opwork_bad_mode PROPERTIES
+                     PASS_REGULAR_EXPRESSION "found --model 'alexnet' --batch 0 --mode 'sideways'")
+set_tests_properties(osdi2016_opwork_missing_value PROPERTIES
+                     PASS_REGULAR_EXPRESSION "flag --model needs a value")
+set_tests_properties(osdi2016_gpu_cost_model osdi2016_opwork_unknown_model osdi2016_opwork_bad_mode
+                     osdi2016_opwork_missing_value PROPERTIES LABELS osdi2016)

@@ -1,0 +1,77 @@
+"""Helpers shared by the experiments/osdi2016/*/run commands: flags, paths, subprocesses."""
+import argparse
+import csv
+import os
+import subprocess
+import sys
+import time
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+class RunError(Exception):
+    """A user-facing failure: the message names the command or file and what to do."""
+
+
+def parse_args(description, here, extra=None):
+    p = argparse.ArgumentParser(description=description)
+    if extra:
+        extra(p)
+    p.add_argument("--quick", action="store_true",
+                   help="tiny sizes and few steps (CTest; < 60 s); outputs go to --out")
+    p.add_argument("--build-dir", default=os.path.join(REPO, "build"),
+                   help="the CMake build directory with flowbench (default: build)")
+    p.add_argument("--out", help="output directory (default: this experiment's results/ for a "
+                                 "full run, results_quick/ with --quick)")
+    args = p.parse_args()
+    if args.out is None:
+        args.out = os.path.join(here, "results_quick" if args.quick else "results")
+    os.makedirs(args.out, exist_ok=True)
+    return args
+
+
+def binary(args, name):
+    path = os.path.join(args.build_dir, name)
+    if not os.access(path, os.X_OK):
+        raise RunError(f"{path} not found: build it first (cmake --build {args.build_dir} "
+                       f"--target {name})")
+    return path
+
+
+def run(cmd, what, timeout=None):
+    """Runs cmd; returns its stdout. RunError with its stderr tail on failure."""
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    except subprocess.TimeoutExpired:
+        raise RunError(f"{what}: timed out after {timeout} s: {' '.join(cmd)}")
+    if done.returncode != 0:
+        raise RunError(f"{what} failed (exit {done.returncode}): {' '.join(cmd)}\n"
+                       f"{done.stderr.strip()[-2000:]}")
+    return done.stdout
+
+
+def load_average():
+    return "%.1f %.1f %.1f" % os.getloadavg()
+
+
+def write_csv(path, rows, fields):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def main_guard(fn):
+    start = time.time()
+    try:
+        fn()
+    except RunError as e:
+        print(f"{os.path.basename(sys.argv[0])}: {e}", file=sys.stderr)
+        sys.exit(1)
+    print(f"done in {time.time() - start:.1f} s", file=sys.stderr)
