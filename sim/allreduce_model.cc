@@ -13,20 +13,25 @@ Status ParseAllreduceAlgorithm(const std::string& text, AllreduceChoice* choice)
     *choice = AllreduceChoice{AllreduceRule::kForced, AllreduceAlgorithm::kRecursiveDoubling,
                               choice->in_place};
   } else if (text == "binomial") {
-    *choice = AllreduceChoice{AllreduceRule::kForced, AllreduceAlgorithm::kBinomial,
-                              choice->in_place};
+    *choice =
+        AllreduceChoice{AllreduceRule::kForced, AllreduceAlgorithm::kBinomial, choice->in_place};
   } else {
-    return InvalidArgument("--allreduce-algorithm must be libnbc, tuned, ring, "
-                           "recursive-doubling or binomial, got '", text, "'");
+    return InvalidArgument(
+        "--allreduce-algorithm must be libnbc, tuned, ring, "
+        "recursive-doubling or binomial, got '",
+        text, "'");
   }
   return Status::OK();
 }
 
 const char* AllreduceAlgorithmName(AllreduceAlgorithm a) {
   switch (a) {
-    case AllreduceAlgorithm::kRing: return "ring";
-    case AllreduceAlgorithm::kRecursiveDoubling: return "recursive-doubling";
-    case AllreduceAlgorithm::kBinomial: return "binomial";
+    case AllreduceAlgorithm::kRing:
+      return "ring";
+    case AllreduceAlgorithm::kRecursiveDoubling:
+      return "recursive-doubling";
+    case AllreduceAlgorithm::kBinomial:
+      return "binomial";
   }
   return "?";
 }
@@ -51,7 +56,7 @@ AllreduceAlgorithm SelectAllreduce(const AllreduceChoice& choice, int64_t bytes,
     case AllreduceRule::kLibnbc:  // nbc_iallreduce.c, nbc_allreduce_init
       if (ranks < 4 || bytes < 65536 || choice.in_place) return AllreduceAlgorithm::kBinomial;
       return AllreduceAlgorithm::kRing;  // Rabenseifner (count >= p') or ring: same volume
-    case AllreduceRule::kTuned:  // coll_tuned_decision_fixed.c (Open MPI <= 3.x)
+    case AllreduceRule::kTuned:          // coll_tuned_decision_fixed.c (Open MPI <= 3.x)
       if (bytes < 10000) return AllreduceAlgorithm::kRecursiveDoubling;
       if (count > ranks) return AllreduceAlgorithm::kRing;
       return AllreduceAlgorithm::kBinomial;  // reduce + broadcast ("nonoverlapping")
@@ -153,7 +158,8 @@ std::vector<AllreduceRound> Binomial(int rank, int p, int64_t n) {
   }
   AllreduceRound bcast;
   for (int r = 0; r < maxr; ++r)
-    if ((rank + (1 << r) < p && rank < (1 << r)) || rank == 0) bcast.sends.push_back({rank + (1 << r), n});
+    if ((rank + (1 << r) < p && rank < (1 << r)) || rank == 0)
+      bcast.sends.push_back({rank + (1 << r), n});
   if (!bcast.sends.empty()) out.push_back(bcast);
   return out;
 }
@@ -164,9 +170,12 @@ std::vector<AllreduceRound> AllreduceSchedule(AllreduceAlgorithm a, int rank, in
                                               int64_t bytes) {
   if (ranks <= 1) return {};
   switch (a) {
-    case AllreduceAlgorithm::kRing: return Ring(rank, ranks, bytes);
-    case AllreduceAlgorithm::kRecursiveDoubling: return RecursiveDoubling(rank, ranks, bytes);
-    case AllreduceAlgorithm::kBinomial: return Binomial(rank, ranks, bytes);
+    case AllreduceAlgorithm::kRing:
+      return Ring(rank, ranks, bytes);
+    case AllreduceAlgorithm::kRecursiveDoubling:
+      return RecursiveDoubling(rank, ranks, bytes);
+    case AllreduceAlgorithm::kBinomial:
+      return Binomial(rank, ranks, bytes);
   }
   return {};
 }

@@ -53,8 +53,10 @@ StatusOr<std::vector<Gradient>> FindGradients(const Graph& g, const SimCosts& co
     out.push_back(gr);
   }
   if (out.empty())
-    return InvalidArgument("--mode allreduce: the graph updates no variable (no Apply* op with a "
-                           "'grad' or 'delta' input on ", p.device, "): nothing to all-reduce");
+    return InvalidArgument(
+        "--mode allreduce: the graph updates no variable (no Apply* op with a "
+        "'grad' or 'delta' input on ",
+        p.device, "): nothing to all-reduce");
   return out;
 }
 
@@ -62,8 +64,10 @@ StatusOr<std::vector<Gradient>> FindGradients(const Graph& g, const SimCosts& co
 
 Status InsertAllreduce(const Graph& placed, const SimCosts& costs, SimProgram* program) {
   if (program->partitions.size() != 1)
-    return InvalidArgument("--mode allreduce needs each replica's graph on one device, the "
-                           "placement gave ", program->partitions.size(), " partitions");
+    return InvalidArgument(
+        "--mode allreduce needs each replica's graph on one device, the "
+        "placement gave ",
+        program->partitions.size(), " partitions");
   SimPartition& p = program->partitions[0];
   for (SimNode& n : p.nodes)
     if (n.op == "MpiAllreduce") {  // a dist-train graph: its own fused collective

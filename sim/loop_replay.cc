@@ -54,7 +54,7 @@ class LoopPlanner {
     for (size_t p = 0; p < program->partitions.size(); ++p)
       for (size_t i = 0; i < program->partitions[p].nodes.size(); ++i)
         where_[program->partitions[p].nodes[i].name] = {static_cast<int32_t>(p),
-                                                         static_cast<int32_t>(i)};
+                                                        static_cast<int32_t>(i)};
   }
 
   Status Run() {
@@ -72,7 +72,7 @@ class LoopPlanner {
       for (const Node* n : nodes) {
         const bool boundary = n->op() == "Enter" || n->op() == "RefEnter" || n->op() == "Exit" ||
                               n->op() == "RefExit";
-        double executions = boundary       ? instances
+        double executions = boundary        ? instances
                             : cond.count(n) ? instances * (iterations + 1)
                                             : instances * iterations;
         auto measured = counts_.executions_per_step.find(n->name());
@@ -99,7 +99,8 @@ class LoopPlanner {
         return Unimplemented("while loop frame '", frame, "' spans devices ",
                              program_.partitions[p0].device, " (node '", nodes[0]->name(),
                              "') and ", program_.partitions[where_.at(n->name()).partition].device,
-                             " (node '", n->name(), "'): the simulator replays a loop on one "
+                             " (node '", n->name(),
+                             "'): the simulator replays a loop on one "
                              "device");
     return Status::OK();
   }
@@ -122,14 +123,16 @@ class LoopPlanner {
       auto it = counts_.executions_per_step.find(n->name());
       if (it != counts_.executions_per_step.end()) iterations = it->second / Instances(frame);
     }
-    if (iterations < 0 && counts_.iterations >= 0) iterations = static_cast<double>(counts_.iterations);
+    if (iterations < 0 && counts_.iterations >= 0)
+      iterations = static_cast<double>(counts_.iterations);
     if (iterations < 0)
-      return InvalidArgument("while loop frame '", frame, "'",
-                             next.empty() ? std::string() : " (NextIteration node '" + next[0]->name() + "')",
-                             ": the simulator replays a loop for its iteration count; give "
-                             "--loop-iterations N or a measured trace of the loop "
-                             "(--cost-model measured:TRACE.h5), or simulate an unrolled graph "
-                             "(e.g. --model lstm_lm_word_unrolled)");
+      return InvalidArgument(
+          "while loop frame '", frame, "'",
+          next.empty() ? std::string() : " (NextIteration node '" + next[0]->name() + "')",
+          ": the simulator replays a loop for its iteration count; give "
+          "--loop-iterations N or a measured trace of the loop "
+          "(--cost-model measured:TRACE.h5), or simulate an unrolled graph "
+          "(e.g. --model lstm_lm_word_unrolled)");
     iterations_[frame] = iterations;
     return iterations;
   }

@@ -25,7 +25,8 @@ Status PlanPartition(const Graph& placed, const GraphDef& def, const SimCosts& c
     SimNode& n = p->nodes[i];
     if (n.kind == SimNodeKind::kRecv && n.transfer >= 0) {
       n.alloc_bytes = program.transfers[n.transfer].bytes;
-    } else if (const Node* gn = placed.FindNode(d.name); gn != nullptr && n.kind == SimNodeKind::kCompute) {
+    } else if (const Node* gn = placed.FindNode(d.name);
+               gn != nullptr && n.kind == SimNodeKind::kCompute) {
       if (IsVariable(*gn)) {
         p->resident_bytes += OutputBytes(*gn, costs, /*refs=*/true);
       } else {

@@ -27,6 +27,8 @@ nlohmann::json ConfigJson(const SimRunOptions& o) {
           {"max_batch_s", o.max_batch_s}};
 }
 
+int64_t Get(const std::vector<int64_t>& v, size_t i) { return i < v.size() ? v[i] : 0; }
+
 }  // namespace
 
 nlohmann::json MetricsJson(const Simulation& sim, const SimResult& r, const SimRunOptions& o,
@@ -55,8 +57,8 @@ nlohmann::json MetricsJson(const Simulation& sim, const SimResult& r, const SimR
                               {"type", r.device_types[d]},
                               {"busy_s", r.device_busy_s[d]},
                               {"utilisation", r.Utilisation(static_cast<int>(d))},
-                              {"peak_memory_bytes", d < r.device_peak_bytes.size() ? r.device_peak_bytes[d] : 0},
-                              {"memory_capacity_bytes", d < r.device_capacity_bytes.size() ? r.device_capacity_bytes[d] : 0}});
+                              {"peak_memory_bytes", Get(r.device_peak_bytes, d)},
+                              {"memory_capacity_bytes", Get(r.device_capacity_bytes, d)}});
   if (!r.allreduce_algorithm.empty()) j["allreduce_algorithm"] = r.allreduce_algorithm;
   return j;
 }

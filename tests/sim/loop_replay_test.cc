@@ -7,6 +7,7 @@
 #include "engine/client/array_ops.h"
 #include "engine/client/control_flow.h"
 #include "engine/client/math_ops.h"
+#include "engine/client/state_ops.h"
 #include "sim/simulator.h"
 #include "tests/sim/sim_test_util.h"
 

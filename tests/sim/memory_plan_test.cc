@@ -86,7 +86,7 @@ TEST_CASE("Peak memory of a replayed step matches the hand-computed peak", "[sim
   CHECK(r.capacity == (1 << 20));
 }
 
-TEST_CASE("Out of memory is reported as a device would, naming device, need and capacity", "[sim][memory]") {
+TEST_CASE("Out of memory is reported as a device would: device and need and capacity named", "[sim][memory]") {
   const std::string platform = PlatformWithMemory(10000);
   MemoryRun r = RunChain(platform, false);
   std::filesystem::remove(platform);
@@ -96,7 +96,7 @@ TEST_CASE("Out of memory is reported as a device would, naming device, need and 
   CHECK_THAT(r.status, Catch::Contains("node 'd'"));
 }
 
-TEST_CASE("--check-memory refuses a platform whose devices declare no capacity", "[sim][memory]") {
+TEST_CASE("The check-memory option refuses a platform whose devices declare no capacity", "[sim][memory]") {
   MemoryRun r = RunChain(PlatformPath("two_hosts.xml"), true);
   CHECK_THAT(r.status, Catch::Contains("--check-memory"));
   CHECK_THAT(r.status, Catch::Contains("two_hosts.xml"));
