@@ -14,7 +14,11 @@
 // intra-op parallelism is in its speed); nodes that become ready while a device computes are
 // queued and considered when its current batch of work ends (a batch ends after every _Send);
 // _Send is asynchronous (whitepaper 3.2.2), _Recv completes when the data has arrived; memory
-// capacity, kernel-level contention inside a device and failures are not simulated.
+// in use is accounted per device against its capacity (sim/memory_plan.h); allreduce data
+// parallelism runs Open MPI's collective rounds (sim/allreduce_program.h); while loops are
+// replayed for their iteration counts (sim/loop_replay.h); a replica on a device of another
+// speed than replica 0's computes proportionally slower or faster. Kernel-level contention
+// inside a device and failures are not simulated.
 //
 // SimGrid keeps one engine per process: only one Simulation may exist at a time (checked), and
 // the network model is set once per process (CM02, no TCP window or latency factors, so a
