@@ -124,28 +124,30 @@ TEST_CASE("Allreduce step on the 4-host star: recursive doubling and binomial by
   CHECK(AllreduceStep(star, 2, "binomial") == Approx(0.088).epsilon(1e-6));
 }
 
-std::string HeterogeneousPlatform() {
+// Hosts ps (1 GFLOP/s), fast (`fast_speed`) and slow (0.25 GFLOP/s), a private 100 MB/s, 1 ms
+// link per direction between every two.
+std::string HeterogeneousPlatform(const std::string& fast_speed) {
   const std::string path = std::filesystem::temp_directory_path() /
-                           ("fb_hetero_" + std::to_string(getpid()) + ".xml");
+                           ("fb_hetero_" + std::to_string(getpid()) + fast_speed + ".xml");
   std::ofstream(path) << R"(<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
   <zone id="z" routing="Full">
-    <host id="ps" speed="1Gf"><prop id="memory_bandwidth_bytes_per_s" value="1e9"/></host>
-    <host id="fast" speed="1Gf"><prop id="memory_bandwidth_bytes_per_s" value="1e9"/></host>
-    <host id="slow" speed="0.25Gf"><prop id="memory_bandwidth_bytes_per_s" value="1e9"/></host>
+    <host id="a_ps" speed="1Gf"><prop id="memory_bandwidth_bytes_per_s" value="1e9"/></host>
+    <host id="b_fast" speed=")" + fast_speed + R"("><prop id="memory_bandwidth_bytes_per_s" value="1e9"/></host>
+    <host id="c_slow" speed="0.25Gf"><prop id="memory_bandwidth_bytes_per_s" value="1e9"/></host>
     <link id="l1" bandwidth="100MBps" latency="1ms"/>
     <link id="l2" bandwidth="100MBps" latency="1ms"/>
     <link id="l3" bandwidth="100MBps" latency="1ms"/>
     <link id="l4" bandwidth="100MBps" latency="1ms"/>
     <link id="l5" bandwidth="100MBps" latency="1ms"/>
     <link id="l6" bandwidth="100MBps" latency="1ms"/>
-    <route src="ps" dst="fast" symmetrical="NO"><link_ctn id="l1"/></route>
-    <route src="fast" dst="ps" symmetrical="NO"><link_ctn id="l2"/></route>
-    <route src="ps" dst="slow" symmetrical="NO"><link_ctn id="l3"/></route>
-    <route src="slow" dst="ps" symmetrical="NO"><link_ctn id="l4"/></route>
-    <route src="fast" dst="slow" symmetrical="NO"><link_ctn id="l5"/></route>
-    <route src="slow" dst="fast" symmetrical="NO"><link_ctn id="l6"/></route>
+    <route src="a_ps" dst="b_fast" symmetrical="NO"><link_ctn id="l1"/></route>
+    <route src="b_fast" dst="a_ps" symmetrical="NO"><link_ctn id="l2"/></route>
+    <route src="a_ps" dst="c_slow" symmetrical="NO"><link_ctn id="l3"/></route>
+    <route src="c_slow" dst="a_ps" symmetrical="NO"><link_ctn id="l4"/></route>
+    <route src="b_fast" dst="c_slow" symmetrical="NO"><link_ctn id="l5"/></route>
+    <route src="c_slow" dst="b_fast" symmetrical="NO"><link_ctn id="l6"/></route>
   </zone>
 </platform>
 )";
@@ -153,12 +155,19 @@ std::string HeterogeneousPlatform() {
 }
 
 TEST_CASE("Heterogeneous replicas: a synchronous step waits for the slowest device", "[sim][allreduce]") {
-  const std::string platform = HeterogeneousPlatform();
-  // Allreduce over hosts `ps` (1 GFLOP/s) and `fast`: g takes 1 s on both, then the ring of
-  // 4e6 bytes over private 1 ms links: 2 x (0.001 + 0.02) + 0.002 = 0.044 s.
-  CHECK(AllreduceStep(platform, 2, "ring", 1.0) == Approx(1.044).epsilon(1e-6));
-  // Parameter server on `ps`, replicas on `fast` and `slow` (4x slower): g costs 1 s on replica
-  // 0's device and 4 s on `slow`. w to both workers 0.001 + 0.04, g on slow ends at 4.041, its
+  const std::string same = HeterogeneousPlatform("1Gf");
+  // Allreduce over hosts a_ps and b_fast (both 1 GFLOP/s): g takes 1 s on both, then the ring
+  // of 4e6 bytes over private 1 ms links: 2 x (0.001 + 0.02) + 0.002 = 0.044 s.
+  CHECK(AllreduceStep(same, 2, "ring", 1.0) == Approx(1.044).epsilon(1e-6));
+  std::remove(same.c_str());
+  // b_fast at 0.5 GFLOP/s: g takes 2 s there, and rank 0's first message waits for rank 1's
+  // receive: both ranks finish at 2.044.
+  const std::string half = HeterogeneousPlatform("0.5Gf");
+  CHECK(AllreduceStep(half, 2, "ring", 1.0) == Approx(2.044).epsilon(1e-6));
+  std::remove(half.c_str());
+  const std::string platform = HeterogeneousPlatform("1Gf");
+  // Parameter server on a_ps, replicas on b_fast and c_slow (4x slower): g costs 1 s on replica
+  // 0's device and 4 s on c_slow. w to both workers 0.001 + 0.04, g on c_slow ends at 4.041, its
   // gradient reaches the ps at 4.082, the sum of 2 gradients 0.004, apply 0.1: 4.186 per step.
   auto sync = test::RunSimInChild([&]() -> StatusOr<SimResult> {
     auto g = Graph::FromGraphDef(fb::test::ParseGraph(kToyModel));
