@@ -8,7 +8,9 @@
 #include "engine/client/control_flow.h"
 #include "engine/client/math_ops.h"
 #include "engine/client/state_ops.h"
+#include "engine/trace/trace_writer.h"
 #include "sim/simulator.h"
+#include "tests/engine/trace/temp_dir.h"
 #include "tests/sim/sim_test_util.h"
 
 namespace fb::sim {
@@ -96,6 +98,34 @@ TEST_CASE("A loop's iteration count comes from a trace's NextIteration execution
   REQUIRE(r.ok());
   CHECK(r->step_times_s[0] ==
         Approx(3 * 1.0 + 4 * 0.1 + CountOps(*g, "Enter") * 0.01 + 0.02).epsilon(1e-9));
+}
+
+TEST_CASE("Executions per step are counted from a trace's compute events", "[sim][loop]") {
+  fb::test::TempDir dir;
+  const std::string path = dir.file("loop.h5");
+  {
+    auto w = TraceWriter::Create(path, DefaultTraceMetadata(TraceMode::kReal, 0, nullptr));
+    REQUIRE(w.ok());
+    // Two steps: "body" runs 3 and 5 times, "once" once per step; a send is not counted.
+    for (int64_t step = 0; step < 2; ++step) {
+      for (int k = 0; k < (step == 0 ? 3 : 5); ++k)
+        REQUIRE((*w)->AddEvent({EventKind::kCompute, 0, "/job:localhost/replica:0/task:0/device:CPU:0",
+                                0, step, "body", "Add", 10 * k, 10 * k + 5, 4, ""}).ok());
+      REQUIRE((*w)->AddEvent({EventKind::kCompute, 0, "/job:localhost/replica:0/task:0/device:CPU:0",
+                              0, step, "once", "Less", 100, 105, 1, ""}).ok());
+      REQUIRE((*w)->AddEvent({EventKind::kSend, 0, "/job:localhost/replica:0/task:0/device:CPU:0",
+                              0, step, "once", "_Send", 100, 105, 1, ""}).ok());
+    }
+    REQUIRE((*w)->Close().ok());
+  }
+  auto counts = NodeExecutionsFromTrace(path);
+  INFO(counts.status().ToString());
+  REQUIRE(counts.ok());
+  CHECK(counts->at("body") == Approx(4));
+  CHECK(counts->at("once") == Approx(1));
+  auto missing = NodeExecutionsFromTrace(dir.file("nope.h5"));
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.status().message(), Catch::Contains("nope.h5"));
 }
 
 TEST_CASE("A loop without an iteration count and a negative --loop-iterations are refused", "[sim][loop]") {
