@@ -4,7 +4,8 @@
 //                 [--mode sync|async|backup:B] [--compression on|off]
 //                 [--cost-model analytic|measured:TRACE.h5|measured-mean:TRACE.h5] [--steps S] [--concurrent-steps C]
 //                 [--stragglers P:F] [--seed N] [--batch-size B] [--trace OUT.h5]
-//                 [--metrics-json FILE]
+//                 [--metrics-json FILE] [--allreduce-algorithm A] [--check-memory]
+//                 [--loop-iterations N]
 #include <fstream>
 #include <iostream>
 
@@ -23,6 +24,9 @@ namespace {
 struct SimFlags {
   std::string graph, model, platform, placer, schedule = "fifo", mode = "sync";
   std::string compression = "off", cost_model = "analytic", stragglers, trace, metrics_json;
+  std::string allreduce_algorithm = "libnbc";
+  bool check_memory = false;
+  std::string loop_iterations;  // "": not given
   int replicas = 1, ps = 0, steps = 1, concurrent_steps = 1, batch = 32;
   uint64_t seed = 0;
   std::vector<std::string> argv;
@@ -43,6 +47,14 @@ StatusOr<sim::SimRunOptions> Options(const SimFlags& f) {
     return InvalidArgument("--compression must be on or off, got '", f.compression, "'");
   w.compression = f.compression == "on";
   if (!f.stragglers.empty()) RETURN_IF_ERROR(sim::ParseStragglers(f.stragglers, &w));
+  RETURN_IF_ERROR(sim::ParseAllreduceAlgorithm(f.allreduce_algorithm, &w.allreduce));
+  o.check_memory = f.check_memory;
+  ASSIGN_OR_RETURN(o.loops.iterations, sim::ParseLoopIterations(f.loop_iterations));
+  for (const char* prefix : {"measured:", "measured-mean:"})
+    if (f.cost_model.rfind(prefix, 0) == 0) {  // loops run as often as in the trace
+      ASSIGN_OR_RETURN(o.loops.executions_per_step,
+                       sim::NodeExecutionsFromTrace(f.cost_model.substr(std::string(prefix).size())));
+    }
   o.record_events = !f.trace.empty();
   return o;
 }
@@ -91,11 +103,18 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
       ->required();
   cmd->add_option("--placer", f.placer, "Placer name (default: the engine's default)");
   cmd->add_option("--schedule", f.schedule, "fifo | critical-path | alap-recv")->capture_default_str();
-  cmd->add_option("--replicas", f.replicas, "Data-parallel replicas")
+  cmd->add_option("--replicas,--ranks", f.replicas, "Data-parallel replicas (ranks)")
       ->check(PositiveCount(kMaxTasks))->capture_default_str();
   cmd->add_option("--ps", f.ps, "Parameter servers")
       ->check(IntRange(0, kMaxTasks))->capture_default_str();
-  cmd->add_option("--mode", f.mode, "sync | async | backup:B")->capture_default_str();
+  cmd->add_option("--mode", f.mode, "sync | async | backup:B | allreduce")->capture_default_str();
+  cmd->add_option("--allreduce-algorithm", f.allreduce_algorithm,
+                  "libnbc (Open MPI's choice for dist-train's MPI_Iallreduce) | tuned | ring | "
+                  "recursive-doubling | binomial")->capture_default_str();
+  cmd->add_flag("--check-memory", f.check_memory,
+                "Require a memory capacity (host property memory_bytes) on every device used");
+  cmd->add_option("--loop-iterations", f.loop_iterations,
+                  "Iterations of every while loop when the cost model has no count (trace)");
   cmd->add_option("--compression", f.compression, "on | off (lossy 16-bit transfers)")
       ->capture_default_str();
   cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step)")->capture_default_str();

@@ -50,6 +50,20 @@ double ReplayState::Slowdown(int32_t replica, int64_t step) const {
   return u < w.straggler_probability ? w.straggler_slowdown : 1;
 }
 
+bool ReplayState::Allocate(int32_t device, int64_t bytes, const std::string& node, int64_t step) {
+  mem_in_use[device] += bytes;
+  mem_peak[device] = std::max(mem_peak[device], mem_in_use[device]);
+  const int64_t capacity = mem_capacity[device];
+  if (capacity <= 0 || mem_in_use[device] <= capacity) return true;
+  if (error.ok())
+    error = ResourceExhausted("OOM on device ", result->device_names[device], " (host ",
+                              (*devices)[device].host_name, "): needs ", mem_in_use[device],
+                              " bytes, capacity ", capacity, " (allocating ", bytes,
+                              " bytes for node '", node, "'",
+                              step >= 0 ? ", step " + std::to_string(step) : std::string(), ")");
+  return false;
+}
+
 namespace {
 
 struct ReadyItem {
@@ -68,6 +82,7 @@ struct Instance {
   double slowdown = 1;
   int32_t remaining = 0;
   std::vector<int32_t> pending;   // per node
+  std::vector<int32_t> live;      // per node: data edges still to read its outputs
   std::vector<int32_t> arrivals;  // per _Recv node
   std::vector<double> first_sent_s;  // per _Recv node: when its data left the sender
 };
@@ -83,7 +98,7 @@ class DeviceActor {
  public:
   DeviceActor(ReplayState* st, int32_t slot)
       : st_(*st), slot_(st->slots[slot]), part_(st->program->partitions[slot_.partition]),
-        host_(sg4::this_actor::get_host()), speed_(host_->get_speed()),
+        host_(sg4::this_actor::get_host()), speed_(st->template_speed[slot_.partition]),
         membw_((*st->devices)[slot_.device].desc.memory_bandwidth_bytes_per_s),
         shared_(st->partition_shared[slot_.partition]) {
     for (size_t i = 0; i < part_.nodes.size(); ++i) {
@@ -91,6 +106,10 @@ class DeviceActor {
       if (n.kind == SimNodeKind::kRecv) msgs_per_instance_ += Need(n, /*expected=*/true);
     }
     total_msgs_ = msgs_per_instance_ * st->options.workload.steps;
+    // Variables: one copy per device (the parameter-server partitions that async runs give every
+    // replica are one set of variables).
+    if (!st->partition_is_ps[slot_.partition] || slot_.replica <= 0)
+      st->Allocate(slot_.device, part_.resident_bytes, "(variables)", -1);
   }
 
   void Run() {
@@ -145,6 +164,7 @@ class DeviceActor {
       inst.arrivals.assign(part_.nodes.size(), 0);
       inst.first_sent_s.assign(part_.nodes.size(), -1);
       for (size_t i = 0; i < part_.nodes.size(); ++i) inst.pending[i] = part_.nodes[i].num_preds;
+      for (const SimNode& n : part_.nodes) inst.live.push_back(n.data_consumers);
       instances_.push_back(std::move(inst));
       Instance& in = instances_.back();
       for (size_t i = 0; i < part_.nodes.size(); ++i)
@@ -238,12 +258,18 @@ class DeviceActor {
     const double t0 = Now();
     double acc = 0;
     std::vector<std::pair<int64_t, int32_t>> sends;
+    std::vector<ReadyItem> collectives;
     const size_t first_event = st_.result->events.size();
     while (!ready_.empty()) {
       ReadyItem item = ready_.top();
       ready_.pop();
       Instance* in = Find(item.step);
       const SimNode& n = part_.nodes[item.node];
+      if (!st_.Allocate(slot_.device, n.alloc_bytes, n.name, item.step)) return;  // OOM
+      if (n.kind == SimNodeKind::kCollective) {  // after the batch's compute, blocking
+        collectives.push_back(item);
+        break;
+      }
       const double cost = Cost(*in, item.node);
       if (st_.options.record_events && n.kind != SimNodeKind::kRecv)
         st_.result->events.push_back(SimEvent{n.kind == SimNodeKind::kSend ? EventKind::kSend
@@ -252,10 +278,7 @@ class DeviceActor {
                                               slot_.replica, item.step, t0 + acc,
                                               t0 + acc + cost, n.output_bytes});
       acc += cost;
-      ++st_.result->node_executions;
-      for (int32_t s : n.succs)
-        if (--in->pending[s] == 0) MaybeReady(*in, s);
-      --in->remaining;
+      Finish(*in, item.node);
       if (n.kind == SimNodeKind::kSend) {
         sends.emplace_back(item.step, item.node);
         break;
@@ -267,6 +290,7 @@ class DeviceActor {
     st_.result->device_busy_s[slot_.device] += t1 - t0;
     if (acc > 0 && t1 - t0 != acc) Stretch(first_event, t0, (t1 - t0) / acc);
     for (auto [step, node] : sends) Send(step, node);
+    for (const ReadyItem& c : collectives) RunCollective(c);
     for (size_t k = 0; k < instances_.size();) {
       if (instances_[k].remaining == 0) {
         FinishInstance(instances_[k].step);
@@ -274,6 +298,30 @@ class DeviceActor {
         ++k;
       }
     }
+  }
+
+  // The executor's bookkeeping when node i of `in` completes: successors' pending counts, and
+  // the memory of inputs read for the last time (and of outputs nobody reads).
+  void Finish(Instance& in, int32_t i) {
+    const SimNode& n = part_.nodes[i];
+    st_.result->node_executions += n.executions;
+    for (int32_t s : n.succs)
+      if (--in.pending[s] == 0) MaybeReady(in, s);
+    for (int32_t p : n.data_inputs)
+      if (--in.live[p] == 0) st_.Free(slot_.device, part_.nodes[p].alloc_bytes);
+    if (n.data_consumers == 0) st_.Free(slot_.device, n.alloc_bytes);
+    --in.remaining;
+  }
+
+  void RunCollective(const ReadyItem& item) {
+    const SimNode& n = part_.nodes[item.node];
+    const double t0 = Now();
+    RunAllreduce(&st_, slot_, n, item.step);
+    if (st_.options.record_events)
+      st_.result->events.push_back(SimEvent{EventKind::kCompute, slot_.device, -1,
+                                            slot_.partition, item.node, slot_.replica,
+                                            item.step, t0, Now(), n.collective_bytes});
+    Finish(*Find(item.step), item.node);
   }
 
   // On a host shared with other actors an Exec takes longer than its cost: stretch the batch's

@@ -31,7 +31,8 @@ struct SimCosts {
   std::function<double(const std::string& device)> dispatch_s, completion_s;
 };
 
-enum class SimNodeKind : uint8_t { kCompute, kSend, kRecv };
+// kCollective: the fused allreduce of a data-parallel step (sim/allreduce_program.h).
+enum class SimNodeKind : uint8_t { kCompute, kSend, kRecv, kCollective };
 
 struct SimNode {
   std::string name;
@@ -44,6 +45,17 @@ struct SimNode {
   int32_t transfer = -1;       // kSend/kRecv: index into SimProgram::transfers
   double priority = 0;         // ready-queue priority (higher runs first); see schedule.h
   double alap_start_s = 0;     // latest start in the static one-step schedule (alap-recv)
+  // Memory (sim/memory_plan.h): bytes allocated when the node starts (its non-ref outputs; a
+  // _Recv's tensor), the local producers whose outputs it reads (one entry per data edge) and
+  // how many data edges read its outputs (they are freed when the last one finishes).
+  int64_t alloc_bytes = 0;
+  std::vector<int32_t> data_inputs;
+  int32_t data_consumers = 0;
+  // kCollective: bytes reduced and element size (sim/allreduce_program.h).
+  int64_t collective_bytes = 0;
+  int32_t element_bytes = 4;
+  // Loops (sim/loop_replay.h): times the node runs per step (its compute is multiplied).
+  int64_t executions = 1;
 };
 
 struct SimTransfer {
@@ -59,6 +71,7 @@ struct SimPartition {
   std::string device;  // full device name (as placed)
   int device_index = 0;  // index into the DeviceSet the graph was placed on
   double dispatch_s = 0, completion_s = 0;  // SimCosts::dispatch_s / completion_s of the device
+  int64_t resident_bytes = 0;  // Variables placed here: held for the whole run
   std::vector<SimNode> nodes;
 };
 

@@ -62,6 +62,16 @@ struct ReplayState {
   SimResult* result = nullptr;
   Status error;
 
+  // Heterogeneous replicas: the FLOP/s of the device each partition's costs were computed for
+  // (replica 0's); an actor on a host of another speed runs its compute slower or faster.
+  std::vector<double> template_speed;  // per partition
+  // Memory per platform device (sim/memory_plan.h): bytes in use, peak, capacity (0: unknown).
+  std::vector<int64_t> mem_in_use, mem_peak, mem_capacity;
+  // Adds `bytes` to `device`'s memory in use for `node` of `step`. False, with a
+  // ResourceExhausted error in `error`, when the device's capacity is exceeded.
+  bool Allocate(int32_t device, int64_t bytes, const std::string& node, int64_t step);
+  void Free(int32_t device, int64_t bytes) { mem_in_use[device] -= bytes; }
+
   int32_t Slot(int32_t partition, int32_t replica) const {
     return slot_of[partition][partition_shared[partition] ? 0 : replica];
   }
@@ -80,5 +90,10 @@ struct ReplayState {
 
 // Body of the actor for `slot` (an index into state->slots).
 void RunDeviceActor(ReplayState* state, int32_t slot);
+
+// Runs the collective `node` of `step` for the replica of `slot` (sim/allreduce_replay.cc):
+// the rounds of the algorithm Open MPI selects, as SimGrid Comms to and from the other replicas'
+// actors, and the reductions as Execs at the device's memory bandwidth. Blocks the actor.
+void RunAllreduce(ReplayState* state, const ActorSlot& slot, const SimNode& node, int64_t step);
 
 }  // namespace fb::sim

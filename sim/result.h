@@ -44,6 +44,9 @@ struct SimResult {
   std::vector<std::string> device_names;        // platform device index -> role name
   std::vector<std::string> device_types;
   std::vector<double> device_busy_s;            // compute time per device
+  // Memory (sim/memory_plan.h): peak bytes in use per device, and its capacity (0: undeclared).
+  std::vector<int64_t> device_peak_bytes, device_capacity_bytes;
+  std::string allreduce_algorithm;              // --mode allreduce: what the collective ran
   std::vector<SimEvent> events;                 // when recorded
   double wall_s = 0;          // wall-clock time of the replay (SimGrid run)
   double prepare_wall_s = 0;  // wall-clock time of placement, partitioning and compilation

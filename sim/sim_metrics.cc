@@ -12,7 +12,9 @@ nlohmann::json ConfigJson(const SimRunOptions& o) {
   const WorkloadOptions& w = o.workload;
   return {{"replicas", w.replicas},
           {"ps", w.ps},
-          {"mode", w.mode == SyncMode::kSync ? "sync" : "async"},
+          {"mode", w.mode == SyncMode::kSync        ? "sync"
+                   : w.mode == SyncMode::kAllreduce ? "allreduce"
+                                                    : "async"},
           {"backup_workers", w.backup_workers},
           {"steps", w.steps},
           {"concurrent_steps", w.concurrent_steps},
@@ -24,6 +26,8 @@ nlohmann::json ConfigJson(const SimRunOptions& o) {
           {"placer", w.placer},
           {"max_batch_s", o.max_batch_s}};
 }
+
+int64_t Get(const std::vector<int64_t>& v, size_t i) { return i < v.size() ? v[i] : 0; }
 
 }  // namespace
 
@@ -52,7 +56,10 @@ nlohmann::json MetricsJson(const Simulation& sim, const SimResult& r, const SimR
       j["devices"].push_back({{"name", r.device_names[d]},
                               {"type", r.device_types[d]},
                               {"busy_s", r.device_busy_s[d]},
-                              {"utilisation", r.Utilisation(static_cast<int>(d))}});
+                              {"utilisation", r.Utilisation(static_cast<int>(d))},
+                              {"peak_memory_bytes", Get(r.device_peak_bytes, d)},
+                              {"memory_capacity_bytes", Get(r.device_capacity_bytes, d)}});
+  if (!r.allreduce_algorithm.empty()) j["allreduce_algorithm"] = r.allreduce_algorithm;
   return j;
 }
 
@@ -86,6 +93,8 @@ std::string FormatSummary(const nlohmann::json& m) {
       << v["measured_steps"].get<size_t>() << " steps; prediction error "
       << v["error_median"].get<double>() * 100 << " % (median)\n";
   }
+  if (m.contains("allreduce_algorithm"))
+    s << "allreduce algorithm: " << m["allreduce_algorithm"].get<std::string>() << "\n";
   size_t shown = 0;
   for (const auto& d : m["devices"]) {
     if (++shown > 8) {
@@ -93,7 +102,8 @@ std::string FormatSummary(const nlohmann::json& m) {
       break;
     }
     s << "  " << d["name"].get<std::string>() << ": busy " << d["busy_s"].get<double>()
-      << " s, utilisation " << d["utilisation"].get<double>() * 100 << " %\n";
+      << " s, utilisation " << d["utilisation"].get<double>() * 100 << " %, peak memory "
+      << d["peak_memory_bytes"].get<int64_t>() << " bytes\n";
   }
   return s.str();
 }

@@ -13,6 +13,8 @@
 #include "engine/framework/device_name.h"
 #include "engine/partition/partition.h"
 #include "engine/placement/placer.h"
+#include "sim/allreduce_program.h"
+#include "sim/memory_plan.h"
 #include "sim/platform_validation.h"
 #include "sim/replay_state.h"
 #include "sim/schedule.h"
@@ -23,18 +25,6 @@ namespace fb::sim {
 namespace {
 
 bool g_simulation_alive = false;
-
-// The replay runs every node once per step; a while loop (whitepaper 4.4) runs its body a
-// data-dependent number of times, which it cannot time (it would wait forever for iteration 2).
-Status CheckNoLoops(const Graph& graph) {
-  for (Node* n : graph.nodes()) {
-    if (n->op() == "NextIteration")
-      return Unimplemented("the simulator does not run while loops (whitepaper 4.4): node '",
-                           n->name(), "' is a loop's NextIteration; simulate an unrolled graph "
-                           "(e.g. --model lstm_lm_word_unrolled)");
-  }
-  return Status::OK();
-}
 
 // Network model set once per process (SimGrid refuses to change it later): CM02 without TCP
 // window or latency/bandwidth correction factors, so an uncontended transfer of b bytes over a
@@ -93,7 +83,6 @@ Status Simulation::LoadPlatform(const std::string& path) {
 Status Simulation::Prepare(const Graph& graph, const SimCosts& costs,
                            const SimRunOptions& options) {
   const WorkloadOptions& w = options.workload;
-  RETURN_IF_ERROR(CheckNoLoops(graph));
   ASSIGN_OR_RETURN(roles_, AssignRoles(devices_, w));
   placed_ = graph.Clone();
   ConstrainForParameterServers(placed_.get(), w.ps);
@@ -101,6 +90,9 @@ Status Simulation::Prepare(const Graph& graph, const SimCosts& costs,
   std::map<std::string, GraphDef> parts;
   RETURN_IF_ERROR(Partition(*placed_, &parts));
   ASSIGN_OR_RETURN(program_, CompileProgram(*placed_, parts, roles_.placement_devices, costs));
+  RETURN_IF_ERROR(PlanMemory(*placed_, parts, costs, &program_));
+  RETURN_IF_ERROR(PlanLoops(*placed_, options.loops, &program_));
+  if (w.mode == SyncMode::kAllreduce) RETURN_IF_ERROR(InsertAllreduce(*placed_, costs, &program_));
   RETURN_IF_ERROR(CheckRoutes());
   EstimateTransfers(w);
   return ApplySchedule(w.schedule, &program_);
@@ -208,6 +200,21 @@ void CollectSteps(const ReplayState& st, SimResult* r) {
 
 }  // namespace
 
+// Per-partition template speeds (heterogeneous replicas) and per-device memory accounting.
+Status Simulation::SetUpDevices(ReplayState* st) const {
+  for (const SimPartition& p : program_.partitions)
+    st->template_speed.push_back(
+        devices_[roles_.replica_platform[0][p.device_index]].host->get_speed());
+  st->mem_in_use.assign(devices_.size(), 0);
+  st->mem_peak.assign(devices_.size(), 0);
+  for (const SimDevice& d : devices_) st->mem_capacity.push_back(d.desc.memory_limit_bytes);
+  std::vector<int> used;
+  for (const ActorSlot& s : st->slots) used.push_back(s.device);
+  if (st->options.check_memory)
+    RETURN_IF_ERROR(RequireMemoryCapacity(devices_, used, platform_path_));
+  return Status::OK();
+}
+
 StatusOr<SimResult> Simulation::Run(const Graph& graph, const SimCosts& costs,
                                     const SimRunOptions& options) {
   if (platform_path_.empty()) return FailedPrecondition("load a platform before Run");
@@ -226,6 +233,7 @@ StatusOr<SimResult> Simulation::Run(const Graph& graph, const SimCosts& costs,
   st.mutex = sg4::Mutex::create();
   st.step_done = sg4::ConditionVariable::create();
   BuildSlots(&st, roles_, devices_);
+  RETURN_IF_ERROR(SetUpDevices(&st));
   result.device_busy_s.assign(devices_.size(), 0);
   for (const SimDevice& d : devices_) {
     result.device_names.push_back(d.desc.name);
@@ -257,6 +265,8 @@ StatusOr<SimResult> Simulation::Run(const Graph& graph, const SimCosts& costs,
       return Internal("simulation stalled: group ", g, " finished ", st.group_done_upto[g], " of ",
                       options.workload.steps, " steps");
   for (const auto& [link, bytes] : st.link_bytes) result.link_bytes[link->get_name()] += bytes;
+  result.device_peak_bytes = st.mem_peak;
+  result.device_capacity_bytes = st.mem_capacity;
   CollectSteps(st, &result);
   result.prepare_wall_s = std::chrono::duration<double>(wall0 - prep0).count();
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -14,7 +14,11 @@
 // intra-op parallelism is in its speed); nodes that become ready while a device computes are
 // queued and considered when its current batch of work ends (a batch ends after every _Send);
 // _Send is asynchronous (whitepaper 3.2.2), _Recv completes when the data has arrived; memory
-// capacity, kernel-level contention inside a device and failures are not simulated.
+// in use is accounted per device against its capacity (sim/memory_plan.h); allreduce data
+// parallelism runs Open MPI's collective rounds (sim/allreduce_program.h); while loops are
+// replayed for their iteration counts (sim/loop_replay.h); a replica on a device of another
+// speed than replica 0's computes proportionally slower or faster. Kernel-level contention
+// inside a device and failures are not simulated.
 //
 // SimGrid keeps one engine per process: only one Simulation may exist at a time (checked), and
 // the network model is set once per process (CM02, no TCP window or latency factors, so a
@@ -25,6 +29,7 @@
 
 #include "engine/framework/status.h"
 #include "engine/graph/graph.h"
+#include "sim/loop_replay.h"
 #include "sim/platform.h"
 #include "sim/program.h"
 #include "sim/result.h"
@@ -36,10 +41,17 @@ class Engine;
 
 namespace fb::sim {
 
+struct ReplayState;
+
 struct SimRunOptions {
   WorkloadOptions workload;
   bool record_events = false;   // fill SimResult::events (one per node execution / message)
   double max_batch_s = 1e-3;    // longest run of compute before the ready queue is consulted
+  // Require every device the run uses to declare its memory capacity (host property
+  // memory_bytes, sim/platform.h). Devices that declare one are checked for out-of-memory
+  // either way (sim/memory_plan.h).
+  bool check_memory = false;
+  LoopCounts loops;  // iteration counts of while loops (sim/loop_replay.h)
 };
 
 class Simulation {
@@ -59,11 +71,14 @@ class Simulation {
   const std::string& platform_path() const { return platform_path_; }
 
   // Places (engine/placement), partitions (engine/partition) and replays `graph` (left
-  // unchanged: a clone is placed). Errors: Unimplemented naming a NextIteration node when the
-  // graph has a while loop; those of placement and partitioning (naming the
+  // unchanged: a clone is placed). While loops are replayed for their iteration counts
+  // (options.loops, sim/loop_replay.h). Errors: those of PlanLoops (a loop without a count,
+  // naming its frame and NextIteration node); those of placement and partitioning (naming the
   // node), of AssignRoles and ApplySchedule; InvalidArgument naming the platform file and both
   // hosts when two hosts that exchange tensors (in any replica) have no route; Internal when the replay stalls (a _Recv whose
-  // _Send never runs). Only one Run per Simulation.
+  // _Send never runs); ResourceExhausted ("OOM on device ...", sim/memory_plan.h) when a device
+  // with a declared capacity runs out of memory; InvalidArgument naming the platform file and
+  // host when check_memory is set and a device declares no capacity. Only one Run per Simulation.
   StatusOr<SimResult> Run(const Graph& graph, const SimCosts& costs, const SimRunOptions& options);
 
   // The program and roles of the last Run (for traces and tests).
@@ -75,6 +90,7 @@ class Simulation {
   Status Prepare(const Graph& graph, const SimCosts& costs, const SimRunOptions& options);
   Status CheckRoutes() const;
   void EstimateTransfers(const WorkloadOptions& workload);
+  Status SetUpDevices(ReplayState* st) const;
 
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   double clock_origin_s_ = 0;

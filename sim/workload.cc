@@ -18,6 +18,10 @@ Status ParseSyncMode(const std::string& text, WorkloadOptions* options) {
     options->mode = SyncMode::kAsync;
     return Status::OK();
   }
+  if (text == "allreduce") {
+    options->mode = SyncMode::kAllreduce;
+    return Status::OK();
+  }
   if (text.rfind("backup:", 0) == 0) {
     char* end = nullptr;
     const long b = std::strtol(text.c_str() + 7, &end, 10);
@@ -27,7 +31,8 @@ Status ParseSyncMode(const std::string& text, WorkloadOptions* options) {
       return Status::OK();
     }
   }
-  return InvalidArgument("--mode must be sync, async or backup:B (B >= 0), got '", text, "'");
+  return InvalidArgument("--mode must be sync, async, allreduce or backup:B (B >= 0), got '", text,
+                         "'");
 }
 
 Status ParseStragglers(const std::string& text, WorkloadOptions* options) {
@@ -56,9 +61,20 @@ Status CheckOptions(const std::vector<SimDevice>& platform, const WorkloadOption
   if (o.backup_workers >= o.replicas)
     return InvalidArgument("backup:", o.backup_workers, " needs more than ", o.backup_workers,
                            " replicas, got ", o.replicas);
-  if (o.replicas > 1 && o.ps == 0)
+  if (o.mode == SyncMode::kAllreduce) {
+    if (o.ps != 0)
+      return InvalidArgument("--mode allreduce has no parameter servers: --ps must be 0, got ", o.ps);
+    if (o.concurrent_steps != 1)
+      return InvalidArgument("--mode allreduce runs one step at a time: --concurrent-steps must "
+                             "be 1, got ", o.concurrent_steps);
+    if (o.devices_per_replica > 1)
+      return InvalidArgument("--mode allreduce needs one device per replica, got ",
+                             o.devices_per_replica);
+  }
+  if (o.replicas > 1 && o.ps == 0 && o.mode != SyncMode::kAllreduce)
     return InvalidArgument("--replicas ", o.replicas,
-                           " needs parameter servers (--ps K >= 1) to share the variables");
+                           " needs parameter servers (--ps K >= 1) or --mode allreduce to share "
+                           "the variables");
   if (static_cast<int>(platform.size()) < o.ps + o.replicas)
     return InvalidArgument("the platform has ", platform.size(), " devices; ", o.ps,
                            " parameter servers and ", o.replicas, " replicas need ",
@@ -83,9 +99,9 @@ StatusOr<RoleAssignment> AssignRoles(const std::vector<SimDevice>& platform,
   RETURN_IF_ERROR(CheckOptions(platform, o));
   RoleAssignment roles;
   const int rest = static_cast<int>(platform.size()) - o.ps;
-  int per_replica = o.devices_per_replica > 0 ? o.devices_per_replica
-                    : o.replicas == 1         ? rest
-                                              : 1;
+  int per_replica = o.devices_per_replica > 0        ? o.devices_per_replica
+                    : o.replicas == 1 && o.mode != SyncMode::kAllreduce ? rest
+                                                                        : 1;
   if (per_replica * o.replicas > rest)
     return InvalidArgument("the platform has ", rest, " non-PS devices; ", o.replicas,
                            " replicas of ", per_replica, " devices do not fit");

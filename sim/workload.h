@@ -17,6 +17,9 @@
 //              synchronous SGD").
 //   async      every replica has its own instance of the parameter-server partitions and never
 //              waits for the others (Downpour SGD, Dean et al. 2012).
+//   allreduce  no parameter servers (ps = 0): every replica holds the Variables on its one
+//              device and one fused allreduce of the gradients per step precedes the updates,
+//              as `dist-train --mode allreduce` (sim/allreduce_program.h, sim/allreduce_model.h).
 // With ps = 0 and replicas = 1, the whole platform is available to the placer (model
 // parallelism on one node).
 #include <cstdint>
@@ -26,11 +29,12 @@
 #include "engine/framework/status.h"
 #include "engine/graph/graph.h"
 #include "engine/placement/device_desc.h"
+#include "sim/allreduce_model.h"
 #include "sim/platform.h"
 
 namespace fb::sim {
 
-enum class SyncMode { kSync, kAsync };
+enum class SyncMode { kSync, kAsync, kAllreduce };
 
 struct WorkloadOptions {
   int replicas = 1;
@@ -46,9 +50,11 @@ struct WorkloadOptions {
   uint64_t seed = 0;
   std::string schedule = "fifo";
   std::string placer;          // "" = the engine's default placer
+  AllreduceChoice allreduce;   // kAllreduce: which algorithm the collective runs
 };
 
-// Parses "sync", "async" or "backup:B" into mode and backup_workers. InvalidArgument otherwise.
+// Parses "sync", "async", "allreduce" or "backup:B" into mode and backup_workers.
+// InvalidArgument otherwise.
 Status ParseSyncMode(const std::string& text, WorkloadOptions* options);
 // Parses "P:F" (probability, slowdown factor) into the straggler fields. InvalidArgument naming
 // the text for a malformed value, P outside [0, 1] or F < 1.

@@ -161,7 +161,7 @@ TEST_CASE("Workload options are checked", "[sim]") {
   CHECK(ParseSyncMode("backup:2", &w).ok());
   CHECK(w.backup_workers == 2);
   Status bad = ParseSyncMode("bulk", &w);
-  CHECK(bad.ToString().find("--mode must be sync, async or backup:B") != std::string::npos);
+  CHECK(bad.ToString().find("--mode must be sync, async, allreduce or backup:B") != std::string::npos);
   CHECK(ParseStragglers("0.1:3", &w).ok());
   CHECK(w.straggler_slowdown == 3);
   CHECK(!ParseStragglers("2:3", &w).ok());
