@@ -1,0 +1,155 @@
+// Which ops of the training graphs would fall back to the CPU when a GPU is one of the devices
+// (issue 21): for LeNet, the MLP and every registered model, the full training graph (input op,
+// initializers, train step with sgd, momentum and adam, metrics, checkpoint Save/Restore) is
+// placed by the default placer on the host CPU and one GPU, as `flowbench train --devices gpu:1`
+// places it. Every node left on the CPU is either a host op (engine/placement/host_ops.h, or
+// colocated with one: the input op's step counter) or a compute op without a GPU kernel for its
+// dtype. The test prints both lists and requires the compute list to be kNotYetOnGpu.
+//
+// Built only with the GPU kernels linked (FLOWBENCH_CUDA); it asks the kernel registry and needs
+// no GPU.
+#ifdef FLOWBENCH_CUDA
+#include <catch2/catch.hpp>
+
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "engine/framework/device.h"
+#include "engine/framework/op_kernel.h"
+#include "engine/placement/constraints.h"
+#include "engine/placement/device_config.h"
+#include "engine/placement/host_ops.h"
+#include "engine/placement/placer.h"
+#include "experiments/models/models.h"
+#include "experiments/training/model_saver.h"
+
+namespace fb {
+namespace {
+
+// Compute ops ("Op(dtype)") of the training graphs that have no GPU kernel yet, over every model
+// and optimizer. The kernels of the GPU helpers of session 16 (h-gpustate: variables, state,
+// initializers, losses and metrics; h-gpushape: host-memory args, shape and array ops; h-gpuloop:
+// FusedBatchNorm, control flow, Gather) are not on this branch: the integrator empties this set
+// as their branches are merged. The test fails whenever a kernel is added or removed without
+// updating it, so it always says exactly what still falls back.
+const std::set<std::string> kNotYetOnGpu = {
+};
+
+const char* const kOptimizers[] = {"sgd", "momentum", "adam"};
+
+// The dtype a kernel is chosen by: the "T" attr, else "dtype", else none.
+std::string KernelDtype(const Node& n) {
+  for (const char* attr : {"T", "dtype"}) {
+    DataType dt;
+    if (GetNodeAttr(n.def().attrs, attr, &dt).ok()) return DataTypeString(dt);
+  }
+  return "";
+}
+
+std::string Label(const Node& n) { return n.op() + "(" + KernelDtype(n) + ")"; }
+
+// The CPU-placed nodes of one training graph, by category.
+struct Fallback {
+  std::set<std::string> compute;     // "Op(dtype)": no GPU kernel
+  std::set<std::string> colocated;   // "Op(dtype) with Op(dtype)": has one, colocated with those
+  std::set<std::string> host;        // "Op": host_ops.h, or colocated only with host ops
+};
+
+// The training graph of `model` as `flowbench train` runs it: input op, init, train, metrics
+// and the checkpoint Saver's nodes.
+std::unique_ptr<Graph> TrainingGraph(const std::string& model, const std::string& optimizer) {
+  auto o = experiments::WithModelDefaults(model, experiments::ModelOptions{});
+  REQUIRE(o.ok());
+  o->batch_size = 2;
+  o->optimizer = optimizer;
+  o->dataset = "gpu_fallback_test";  // the DatasetBatch input op; not read when building
+  auto m = experiments::BuildModel(model, *o);
+  INFO(model << " " << optimizer << ": " << m.status().ToString());
+  REQUIRE(m.ok());
+  auto saver = experiments::CreateModelSaver(*m);
+  REQUIRE(saver.ok());
+  auto g = Graph::FromGraphDef(m->scope.ToGraphDef());
+  REQUIRE(g.ok());
+  return std::move(*g);
+}
+
+Fallback PlaceOnGpu(const std::string& model, const std::string& optimizer) {
+  std::unique_ptr<Graph> g = TrainingGraph(model, optimizer);
+  const DeviceSet devices = FlagDevices(DevicesFlag{"GPU", 1});
+  auto c = BuildPlacementConstraints(*g, devices);
+  INFO(model << " " << optimizer << ": " << c.status().ToString());
+  REQUIRE(c.ok());
+  Status placed = PlaceGraph(g.get(), devices, "");
+  INFO(placed.ToString());
+  REQUIRE(placed.ok());
+  Fallback f;
+  for (Node* n : g->nodes()) {
+    const bool on_gpu = n->assigned_device() == devices[1].name;
+    const bool gpu_kernel = KernelRegistry::Global()->HasKernel(DEVICE_GPU, n->def());
+    const int gid = c->group[static_cast<size_t>(n->id())];
+    std::string blockers;  // the group's members without a GPU kernel
+    bool host_only = true;
+    for (int id : c->members[static_cast<size_t>(gid)]) {
+      const Node& m = *g->node(id);
+      if (KernelRegistry::Global()->HasKernel(DEVICE_GPU, m.def())) continue;
+      blockers += " " + Label(m);
+      host_only = host_only && IsHostOp(m.op());
+    }
+    // The placer's side: a group that may run on the GPU and is not all host ops runs there.
+    const bool gpu_feasible = c->feasible[static_cast<size_t>(gid)][1] != 0;
+    if (gpu_feasible && !IsHostOp(n->op())) {
+      INFO(model << ": node '" << n->name() << "' (" << Label(*n) << ") can run on the GPU");
+      CHECK(on_gpu);
+    }
+    if (on_gpu) continue;
+    if (IsHostOp(n->op()) || (gpu_kernel && host_only)) {
+      f.host.insert(n->op());
+    } else if (!gpu_kernel) {
+      f.compute.insert(Label(*n));
+    } else {
+      f.colocated.insert(Label(*n) + " with" + blockers);
+    }
+  }
+  return f;
+}
+
+std::string Join(const std::set<std::string>& s) {
+  std::ostringstream os;
+  for (const std::string& x : s) os << "\n    " << x;
+  return s.empty() ? " none" : os.str();
+}
+
+TEST_CASE("Training graphs on CPU and GPU leave only host ops and kNotYetOnGpu on the CPU",
+          "[placement][gpu_fallback]") {
+  std::set<std::string> compute_all;
+  std::ostringstream report;
+  for (const std::string& model : experiments::ModelNames()) {
+    Fallback model_f;
+    for (const char* optimizer : kOptimizers) {
+      Fallback f = PlaceOnGpu(model, optimizer);
+      model_f.compute.insert(f.compute.begin(), f.compute.end());
+      model_f.colocated.insert(f.colocated.begin(), f.colocated.end());
+      model_f.host.insert(f.host.begin(), f.host.end());
+    }
+    report << model << ":\n  compute ops without a GPU kernel:" << Join(model_f.compute)
+           << "\n  compute ops colocated with those:" << Join(model_f.colocated)
+           << "\n  host ops (host_ops.h) and their colocated nodes:" << Join(model_f.host) << "\n";
+    compute_all.insert(model_f.compute.begin(), model_f.compute.end());
+  }
+  std::cout << "GPU placement fallback (CPU:0 + GPU:0, default placer):\n" << report.str();
+  std::set<std::string> added, missing;  // kernels added / removed since kNotYetOnGpu was written
+  for (const std::string& op : kNotYetOnGpu)
+    if (!compute_all.count(op)) added.insert(op);
+  for (const std::string& op : compute_all)
+    if (!kNotYetOnGpu.count(op)) missing.insert(op);
+  INFO("now on the GPU, remove from kNotYetOnGpu:" << Join(added));
+  INFO("falling back to the CPU, not in kNotYetOnGpu (add a GPU kernel):" << Join(missing));
+  CHECK(added.empty());
+  CHECK(missing.empty());
+}
+
+}  // namespace
+}  // namespace fb
+#endif  // FLOWBENCH_CUDA
