@@ -14,13 +14,13 @@ namespace {
 // Whether every member of group `gid` stays on the host by design (host_ops.h).
 bool HostOnlyGroup(const Graph& g, const PlacementConstraints& c, int gid) {
   for (int id : c.members[static_cast<size_t>(gid)])
-    if (!IsHostOp(g.node(id)->op())) return false;
+    if (!IsHostNode(g.node(id)->op(), g.node(id)->def().attrs)) return false;
   return true;
 }
 
 // Every group on its first feasible device with room, preferring the device type TensorFlow's
-// placer prefers: a GPU for a group with a compute op, a CPU for a group of host ops only
-// (host_ops.h: feeds, fetches, the input pipeline, checkpoints). Without GPUs (--devices cpu:N)
+// placer prefers: a GPU for a group with a compute op, a CPU for a group of host nodes only
+// (host_ops.h: feeds, fetches, the input pipeline, checkpoints, string tensors). Without GPUs (--devices cpu:N)
 // that is the first feasible device: one device when there are no constraints (the Session's
 // default, and the single-device baseline); with a CPU and a GPU, every compute op that has a
 // GPU kernel (its whole colocation group) runs on the first GPU.

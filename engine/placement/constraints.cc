@@ -54,7 +54,7 @@ StatusOr<std::vector<char>> NodeFeasible(const Node& n, const DeviceSet& devices
   match(*want);
   // Soft placement of host ops (host_ops.h): a request for a device type without a kernel for
   // them (a model built under a GPU device scope) moves them to another device of the same task.
-  if (!any && want->has_type && IsHostOp(n.op())) {
+  if (!any && want->has_type && IsHostNode(n.op(), n.def().attrs)) {
     ParsedDeviceName task_only = *want;
     task_only.has_type = task_only.has_id = false;
     match(task_only);

@@ -45,4 +45,13 @@ const char* HostOpReason(const std::string& op) {
   return it != ops.end() && it->op == op ? it->reason : nullptr;
 }
 
+const char* HostNodeReason(const std::string& op, const AttrMap& attrs) {
+  if (const char* reason = HostOpReason(op)) return reason;
+  for (const auto& [name, value] : attrs) {
+    if (value.holds<DataType>() && value.get<DataType>() == DataType::kString)
+      return "string tensor: host memory only";
+  }
+  return nullptr;
+}
+
 }  // namespace fb
