@@ -112,5 +112,27 @@ TEST_CASE("flowbench train and benchmark metrics JSON name the devices", "[apps]
   CHECK_THAT(t["device_names"][1].get<std::string>(), Catch::Contains("device:CPU:1"));
 }
 
+// `flowbench place` with a GPU in the device description (experiments/devices/h100.json) or
+// --devices gpu:1: the default placer puts the model's compute ops on the GPU.
+TEST_CASE("flowbench place puts LeNet's compute ops on the GPU of h100.json and of gpu:1",
+          "[apps][devices]") {
+  test::Cli cli;
+  const std::string h100 = std::string(FB_SOURCE_DIR) + "/experiments/devices/h100.json";
+  for (const std::string& devices : {"--device-config " + h100, std::string("--devices gpu:1")}) {
+    INFO(devices);
+    REQUIRE(cli.Run("place --model lenet --batch-size 8 --placers single " + devices +
+                    " --metrics-json " + cli.dir + "/p.json") == 0);
+    auto j = nlohmann::json::parse(cli.Read("p.json"));
+    REQUIRE(j["devices"].size() == 2);
+    CHECK_THAT(j["devices"][1]["name"].get<std::string>(), Catch::Contains("GPU:0"));
+    // Which ops have GPU kernels depends on the build; the GPU gets some in every build with
+    // CUDA (Conv2D, MatMul), and the CPU keeps the input Placeholders.
+#ifdef FLOWBENCH_CUDA
+    CHECK(j["devices"][1]["nodes"].get<int>() > 20);
+#endif
+    CHECK(j["devices"][0]["nodes"].get<int>() >= 2);
+  }
+}
+
 }  // namespace
 }  // namespace fb
