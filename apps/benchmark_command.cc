@@ -3,7 +3,7 @@
 // (experiments/training/benchmark.h; docs/benchmarks.md, "flowbench benchmark").
 //   flowbench benchmark --model lenet --batch-size 64 --num-batches 100 --num-warmup-batches 10
 //     [--forward-only | --mode forward|forward-backward|train] --optimizer sgd --threads 2
-//     [--dataset fashion-mnist] [--devices cpu:2] [--trace out/b.h5] [--metrics-json out/b.json]
+//     [--dataset fashion-mnist] [--devices cpu:2 | gpu:1] [--trace out/b.h5] [--metrics-json out/b.json]
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -151,7 +151,9 @@ void Setup(CLI::App* app) {
                   "executor only)")
       ->check(PositiveCount(kMaxThreads))
       ->capture_default_str();
-  cmd->add_option("--devices", o.devices, "cpu:N: split the machine into N CPU devices")
+  cmd->add_option("--devices", o.devices,
+                  "cpu:N: split the machine into N CPU devices; gpu:N: the model on the GPU, "
+                  "input and feeds on the CPU")
       ->check(DevicesCheck())
       ->capture_default_str();
   cmd->add_option("--placer", o.placer,

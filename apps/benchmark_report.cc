@@ -72,6 +72,7 @@ std::string BenchmarkHeader(const BenchmarkRunInfo& info, const BenchmarkResult&
   s += fmt::format("Threads:      {} (BLAS threads {})\n", o.threads, info.blas_threads);
   s += fmt::format("Devices:      {}{}\n", o.devices,
                    o.placer.empty() ? "" : ", placer " + o.placer);
+  for (const std::string& d : r.devices) s += fmt::format("              {}\n", d);
   if (r.example_unit == "words") {
     s += fmt::format("Data:         {}, token ids [batch, {}], vocabulary {}\n", r.data,
                      r.image_shape.empty() ? 0 : r.image_shape[0], r.num_classes);
@@ -126,6 +127,7 @@ nlohmann::json BenchmarkJson(const BenchmarkRunInfo& info, const BenchmarkResult
       {"threads", o.threads},
       {"blas_threads", info.blas_threads},
       {"devices", o.devices},
+      {"device_names", r.devices},
       {"placer", o.placer},
       {"seed", m.seed},
       {"data", r.data},

@@ -1,5 +1,6 @@
 #include "apps/flag_checks.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -41,11 +42,15 @@ CLI::Validator DevicesCheck() {
   return CLI::Validator(
       [](std::string& spec) -> std::string {
         const size_t colon = spec.find(':');
+        std::string type = colon == std::string::npos ? "" : spec.substr(0, colon);
         std::string count = colon == std::string::npos ? "" : spec.substr(colon + 1);
-        if (colon != std::string::npos && IntRange(1, kMaxThreads)(count).empty()) return "";
-        return fmt::format("must be cpu:N with N in [1, {}], got '{}'", kMaxThreads, spec);
+        for (char& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const int64_t max = type == "gpu" ? kMaxGpus : kMaxThreads;
+        if ((type == "cpu" || type == "gpu") && IntRange(1, max)(count).empty()) return "";
+        return fmt::format("must be cpu:N with N in [1, {}] or gpu:N with N in [1, {}], got '{}'",
+                           kMaxThreads, kMaxGpus, spec);
       },
-      "cpu:N");
+      "cpu:N|gpu:N");
 }
 
 std::string UncheckedNumericFlag(CLI::App* app) {

@@ -23,6 +23,7 @@ inline constexpr int64_t kMaxUnits = 1 << 16;       // --hidden, --features
 inline constexpr int64_t kMaxSeqLen = 1 << 16;      // --seq-len
 inline constexpr int64_t kMaxTasks = 4096;          // --replicas, --ps, --backups, devices
 inline constexpr double kMaxLearningRate = 1e3;     // --lr
+inline constexpr int64_t kMaxGpus = 64;             // --devices gpu:N
 
 // The name both validators carry (CheckNumericFlags looks for it).
 inline constexpr const char* kNumberCheckName = "flowbench-number";
@@ -35,8 +36,9 @@ CLI::Validator IntRange(int64_t lo, int64_t hi);
 // An integer in [1, max]: a count of things that must exist (batch size, threads, steps).
 inline CLI::Validator PositiveCount(int64_t max) { return IntRange(1, max); }
 
-// `--devices` of the commands that run on local CPU devices (train, benchmark): "cpu:N" with N
-// in [1, kMaxThreads] (each device gets at least one thread).
+// `--devices` of the commands that run on local devices (train, benchmark): "cpu:N" with N in
+// [1, kMaxThreads] (each device gets at least one thread) or "gpu:N" with N in [1, kMaxGpus]
+// (whether N GPUs are visible is checked when the run starts: engine/runtime/local_devices.h).
 CLI::Validator DevicesCheck();
 
 // Every option of `app` and its subcommands whose type is a number (CLI11 type FLOAT, INT or

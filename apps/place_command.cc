@@ -3,7 +3,7 @@
 // peak memory per device (whitepaper 3.2.1).
 //   flowbench place (--graph FILE.json | --synthetic LAYERSxWIDTH
 //                    | --model NAME [--batch-size N])  (models.h; at its ModelDefaults)
-//                   [--devices cpu:N | --device-config FILE.json] [--links FILE.json]
+//                   [--devices cpu:N | gpu:N | --device-config FILE.json] [--links FILE.json]
 //                   [--placers single,round_robin,random,greedy,heft] [--feed NAME=D0,D1,...]
 //                   [--measured TRACE.h5] [--seed N] [--json OUT.json]
 //                   [--metrics-json OUT.json]   (one placer: its summary at the top level, for
@@ -77,9 +77,8 @@ StatusOr<PlatformDesc> LoadPlatform(const PlaceFlags& f) {
   if (!f.device_config.empty()) {
     ASSIGN_OR_RETURN(p, ReadPlatformFile(f.device_config));
   } else {
-    DeviceOptions opts;
-    RETURN_IF_ERROR(ApplyDevicesFlag(f.devices, &opts));
-    p.devices = LocalDevices(DEVICE_CPU, opts.num_cpu_devices);
+    ASSIGN_OR_RETURN(DevicesFlag flag, ParseDevicesFlag(f.devices));
+    p.devices = FlagDevices(flag);
   }
   if (!f.links.empty()) RETURN_IF_ERROR(ReadLinkFile(f.links, &p.links));
   return p;
@@ -161,7 +160,8 @@ FB_REGISTER_COMMAND("place", [](CLI::App* app) {
   cmd->add_option("--model", flags.model, "Training graph of a registered model (lenet, alexnet, ...) at its default image shape");
   cmd->add_option("--batch-size,--batch", flags.batch, "Batch size of --model")
       ->check(PositiveCount(kMaxBatchSize))->capture_default_str();
-  cmd->add_option("--devices", flags.devices, "cpu:N devices with default performance")
+  cmd->add_option("--devices", flags.devices,
+                  "cpu:N devices, or gpu:N (CPU:0 and N GPUs), with default performance")
       ->capture_default_str();
   cmd->add_option("--device-config", flags.device_config, "Device config JSON (experiments/devices)");
   cmd->add_option("--links", flags.links, "Link config JSON (experiments/links)");

@@ -4,6 +4,7 @@
 //     --threads 2 --seed 1 --checkpoint-dir out/ckpt --checkpoint-every 500
 //     --trace out/lenet.h5 --metrics-json out/lenet-metrics.json
 //   flowbench train --model lenet --devices cpu:4 --placer greedy --passes compression
+//   flowbench train --model lenet --devices gpu:1   (engine/runtime/local_devices.h)
 #include <malloc.h>
 #include <unistd.h>
 
@@ -76,6 +77,8 @@ Status WriteMetricsJson(const std::string& path, const TrainFlags& f,
                       {"optimizer", o.model_options.optimizer},
                       {"learning_rate", o.model_options.learning_rate},
                       {"seed", o.model_options.seed},
+                      {"devices", o.devices},
+                      {"device_names", r.devices},
                       {"test_accuracy", r.test_accuracy},
                       {"ms_per_step_median", r.MedianStepMs()},
                       {"steps", r.steps},
@@ -141,7 +144,9 @@ void Setup(CLI::App* app) {
       ->check(IntRange(0, INT64_MAX))->capture_default_str();
   cmd->add_option("--threads", o.threads, "CPU threads (shared among --devices)")
       ->check(PositiveCount(kMaxThreads))->capture_default_str();
-  cmd->add_option("--devices", o.devices, "cpu:N: split the machine into N CPU devices")
+  cmd->add_option("--devices", o.devices,
+                  "cpu:N: split the machine into N CPU devices; gpu:N: the model on the GPU, "
+                  "input and checkpoints on the CPU")
       ->check(DevicesCheck())->capture_default_str();
   cmd->add_option("--placer", o.placer,
                   "Placer for --devices: single, round_robin, random, greedy, heft");

@@ -3,21 +3,39 @@
 // and memory limits (placer.h). Groups are visited in topological order.
 #include <random>
 
+#include "engine/framework/device.h"
+#include "engine/placement/host_ops.h"
 #include "engine/placement/placer.h"
 
 namespace fb {
 
 namespace {
 
-// Every group on its first feasible device with room: one device when there are no
-// constraints (the Session's default, and the single-device baseline).
+// Whether every member of group `gid` stays on the host by design (host_ops.h).
+bool HostOnlyGroup(const Graph& g, const PlacementConstraints& c, int gid) {
+  for (int id : c.members[static_cast<size_t>(gid)])
+    if (!IsHostNode(g.node(id)->op(), g.node(id)->def().attrs)) return false;
+  return true;
+}
+
+// Every group on its first feasible device with room, preferring the device type TensorFlow's
+// placer prefers: a GPU for a group with a compute op, a CPU for a group of host nodes only
+// (host_ops.h: feeds, fetches, the input pipeline, checkpoints, string tensors). Without GPUs (--devices cpu:N)
+// that is the first feasible device: one device when there are no constraints (the Session's
+// default, and the single-device baseline); with a CPU and a GPU, every compute op that has a
+// GPU kernel (its whole colocation group) runs on the first GPU.
 class SinglePlacer : public Placer {
  public:
   StatusOr<Placement> Place(const Graph& g, const CostModel& cost, const PlacementConstraints& c,
                             const PlacerOptions&) override {
     ASSIGN_OR_RETURN(std::vector<Node*> order, g.TopologicalOrder());
-    return PlaceGroupsInOrder(g, cost, c, order,
-                              [](const Node&, const std::vector<int>& cand) { return cand[0]; });
+    return PlaceGroupsInOrder(g, cost, c, order, [&](const Node& n, const std::vector<int>& cand) {
+      const int gid = c.group[static_cast<size_t>(n.id())];
+      const char* preferred = HostOnlyGroup(g, c, gid) ? DEVICE_CPU : DEVICE_GPU;
+      for (int d : cand)
+        if (cost.devices()[static_cast<size_t>(d)].type == preferred) return d;
+      return cand[0];
+    });
   }
 };
 

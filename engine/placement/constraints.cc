@@ -5,6 +5,7 @@
 
 #include "engine/framework/device_name.h"
 #include "engine/framework/op_kernel.h"
+#include "engine/placement/host_ops.h"
 
 namespace fb {
 
@@ -43,10 +44,20 @@ StatusOr<std::vector<char>> NodeFeasible(const Node& n, const DeviceSet& devices
   if (!want.ok()) return InvalidArgument("node '", n.name(), "': ", want.status().message());
   std::vector<char> ok(devices.size(), 0);
   bool any = false;
-  for (size_t d = 0; d < devices.size(); ++d) {
-    ok[d] = DeviceNameMatches(parsed[d], *want) &&
-            KernelRegistry::Global()->HasKernel(devices[d].type, n.def());
-    any = any || ok[d];
+  auto match = [&](const ParsedDeviceName& request) {
+    for (size_t d = 0; d < devices.size(); ++d) {
+      ok[d] = DeviceNameMatches(parsed[d], request) &&
+              KernelRegistry::Global()->HasKernel(devices[d].type, n.def());
+      any = any || ok[d];
+    }
+  };
+  match(*want);
+  // Soft placement of host ops (host_ops.h): a request for a device type without a kernel for
+  // them (a model built under a GPU device scope) moves them to another device of the same task.
+  if (!any && want->has_type && IsHostNode(n.op(), n.def().attrs)) {
+    ParsedDeviceName task_only = *want;
+    task_only.has_type = task_only.has_id = false;
+    match(task_only);
   }
   if (!any) {
     std::ostringstream os;

@@ -4,7 +4,10 @@
 //   - A node's feasible devices are those of a type with a kernel for it ("a device may not
 //     have a kernel for a particular operation") that match its requested device, a partial
 //     name such as "/device:GPU:*" or "/job:worker/task:17". A node already assigned a device
-//     is pinned to it.
+//     is pinned to it. Soft placement (TensorFlow's allow_soft_placement) for the host nodes of
+//     host_ops.h only (host ops and string tensors): when no device of the requested type has a kernel for one, the request's
+//     device type and id are dropped (job, replica and task still apply), so a model built
+//     under a "/device:GPU:0" scope keeps its input pipeline and checkpoints on the CPU.
 //   - Colocation: a node reading a Ref input is colocated with the node producing that
 //     reference (its Variable), and `_class: ["loc:@variable13"]` colocates a node with
 //     variable13 (TensorFlow's colocation attr). Groups are the classes of a union-find over

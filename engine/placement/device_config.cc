@@ -143,19 +143,35 @@ Status ReadLinkFile(const std::string& path, LinkSet* links) {
   }
 }
 
-Status ApplyDevicesFlag(const std::string& spec, DeviceOptions* options) {
-  auto bad = [&] { return InvalidArgument("--devices '", spec, "': expected cpu:N with N >= 1"); };
+StatusOr<DevicesFlag> ParseDevicesFlag(const std::string& spec) {
+  auto bad = [&] {
+    return InvalidArgument("--devices '", spec, "': expected cpu:N or gpu:N with N >= 1");
+  };
   size_t colon = spec.find(':');
   if (colon == std::string::npos) return bad();
+  DevicesFlag flag;
   std::string type = spec.substr(0, colon), count = spec.substr(colon + 1);
-  for (char& ch : type) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (type != "cpu" || count.empty() || count.size() > 4 ||
+  for (char& ch : type) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  if ((type != "CPU" && type != "GPU") || count.empty() || count.size() > 4 ||
       count.find_first_not_of("0123456789") != std::string::npos)
     return bad();
-  int n = std::stoi(count);
-  if (n < 1) return bad();
-  options->num_cpu_devices = n;
+  flag.type = type;
+  flag.count = std::stoi(count);
+  if (flag.count < 1) return bad();
+  return flag;
+}
+
+Status ApplyDevicesFlag(const std::string& spec, DeviceOptions* options) {
+  ASSIGN_OR_RETURN(DevicesFlag flag, ParseDevicesFlag(spec));
+  options->num_cpu_devices = flag.type == "CPU" ? flag.count : 1;
   return Status::OK();
+}
+
+DeviceSet FlagDevices(const DevicesFlag& flag) {
+  if (flag.type == "CPU") return LocalDevices("CPU", flag.count);
+  DeviceSet set = LocalDevices("CPU", 1);
+  for (DeviceDesc& d : LocalDevices("GPU", flag.count)) set.push_back(d);
+  return set;
 }
 
 DeviceSet LocalDevices(const std::string& type, int n) {

@@ -34,14 +34,27 @@ Status ReadLinkFile(const std::string& path, LinkSet* links);
 // The same from JSON text (`source` names it in errors).
 StatusOr<PlatformDesc> ParsePlatformJson(const std::string& text, const std::string& source);
 
+// A `--devices` flag: "cpu:N" splits this process's machine into N CPU devices, each with its
+// own share of the hardware threads (device.h); "gpu:N" is one CPU device (the host: input
+// pipeline, feeds, fetches, checkpoints) and the first N GPUs (the model; see
+// engine/runtime/local_devices.h). Type names are case insensitive.
+struct DevicesFlag {
+  std::string type = "CPU";  // "CPU" or "GPU"
+  int count = 1;             // N >= 1
+};
+// InvalidArgument quoting the flag for anything but cpu:N or gpu:N with 1 <= N <= 9999.
+StatusOr<DevicesFlag> ParseDevicesFlag(const std::string& spec);
+
 struct DeviceOptions;
-// Applies a `--devices` flag to `options`: "cpu:N" splits this process's machine into N CPU
-// devices, each with its own share of the hardware threads (device.h). Type names are case
-// insensitive. InvalidArgument quoting the flag for anything else or N < 1.
+// Applies a `--devices` flag to `options`: num_cpu_devices N for cpu:N, 1 for gpu:N (the GPUs
+// come from the GPU device factory). Errors: ParseDevicesFlag's.
 Status ApplyDevicesFlag(const std::string& spec, DeviceOptions* options);
 
 // N identical devices of `type` named LocalDeviceName(type, 0..N-1) with default performance:
 // what `--devices cpu:N` creates.
 DeviceSet LocalDevices(const std::string& type, int n);
+// The devices a `--devices` flag creates, with default performance: cpu:N's N CPUs, or gpu:N's
+// host CPU:0 followed by GPU:0..N-1 (for tools that place without running, `flowbench place`).
+DeviceSet FlagDevices(const DevicesFlag& flag);
 
 }  // namespace fb

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/synthetic.h"
-#include "engine/placement/device_config.h"
+#include "engine/runtime/local_devices.h"
 #include "engine/runtime/session.h"
 #include "engine/runtime/step_stats.h"
 #include "engine/trace/trace_writer.h"
@@ -107,10 +107,13 @@ StatusOr<StepSignature> MakeSignature(const BenchmarkOptions& o, const ModelOpti
   return sig;
 }
 
-StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const BenchmarkOptions& o) {
+// A Session on the devices of --devices (engine/runtime/local_devices.h), initialized; their
+// descriptions go to *devices.
+StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const BenchmarkOptions& o,
+                                               std::vector<std::string>* devices) {
   SessionOptions so;
-  RETURN_IF_ERROR(ApplyDevicesFlag(o.devices, &so.device_options));
-  so.device_options.threads_per_cpu = std::max(1, o.threads / so.device_options.num_cpu_devices);
+  ASSIGN_OR_RETURN(so.device_mgr, CreateDevicesForFlag(o.devices, o.threads));
+  *devices = DescribeDevicesForMetrics(*so.device_mgr);
   so.placer = o.placer;
   ASSIGN_OR_RETURN(auto session, Session::Create(so));
   RETURN_IF_ERROR(session->Extend(model.scope.ToGraphDef()));
@@ -345,9 +348,11 @@ StatusOr<BenchmarkResult> RunBenchmark(const BenchmarkOptions& o,
   }
   ASSIGN_OR_RETURN(Model model, BuildModel(o.model, mo));
   ASSIGN_OR_RETURN(StepSignature sig, MakeSignature(o, mo, model));
-  ASSIGN_OR_RETURN(std::unique_ptr<Session> session, MakeSession(model, o));
+  std::vector<std::string> devices;
+  ASSIGN_OR_RETURN(std::unique_ptr<Session> session, MakeSession(model, o, &devices));
 
   BenchmarkResult r = Describe(o, mo, model);
+  r.devices = std::move(devices);
   if (callbacks.built) callbacks.built(r);
   int64_t step = 0;
   Loop loop{o, session.get(), sig, nullptr, callbacks};

@@ -54,7 +54,9 @@ struct BenchmarkOptions {
   int64_t num_batches = 100;        // timed steps (>= 1)
   int64_t num_warmup_batches = 10;  // untimed steps before them (>= 0)
   int threads = 2;                  // CPU threads in all (inter- and intra-op), as train
-  std::string devices = "cpu:1";    // "cpu:N" (engine/placement/device_config.h)
+  // "cpu:N" or "gpu:N" (the model on the GPU, input and feeds on the CPU;
+  // engine/runtime/local_devices.h)
+  std::string devices = "cpu:1";
   std::string placer;               // "" for the default placer
   // HDF5 trace (engine/trace): the graph, one /steps row per timed step and, after the timed
   // steps, `trace_steps` more steps traced node by node (so tracing does not perturb timing).
@@ -74,6 +76,7 @@ struct BenchmarkResult {
   std::vector<int64_t> image_shape;  // [rows, cols, channels] the model ran at; [num_steps] (words)
   int64_t num_classes = 0;           // classes; the vocabulary size for words
   int64_t batch_size = 0;
+  std::vector<std::string> devices;  // "name (description)" of each device of the run
   int64_t examples_per_step = 0;  // Model::examples_per_step
   std::string example_unit;       // Model::example_unit ("images", "words")
   int64_t parameter_count = 0;    // trainable scalars (sum over Model::variables)
@@ -107,7 +110,8 @@ struct BenchmarkCallbacks {
 // the known ones), the Session (naming the node) and the trace writer (naming the file);
 // InvalidArgument for num_batches < 1, num_warmup_batches < 0, threads < 1, a dataset whose
 // image shape differs from the model's (naming both), a dataset with more classes than the
-// model or fewer examples than a batch.
+// model or fewer examples than a batch; FailedPrecondition naming the flag for "gpu:N" without
+// N visible GPUs.
 StatusOr<BenchmarkResult> RunBenchmark(const BenchmarkOptions& options,
                                        const BenchmarkCallbacks& callbacks = {});
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/checkpoint/saver.h"
-#include "engine/placement/device_config.h"
+#include "engine/runtime/local_devices.h"
 #include "experiments/training/model_saver.h"
 #include "engine/trace/trace_writer.h"
 
@@ -21,10 +21,13 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const TrainOptions& o) {
+// A Session on the devices of --devices (engine/runtime/local_devices.h); their descriptions
+// go to *devices.
+StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const TrainOptions& o,
+                                               std::vector<std::string>* devices) {
   SessionOptions so;
-  RETURN_IF_ERROR(ApplyDevicesFlag(o.devices, &so.device_options));
-  so.device_options.threads_per_cpu = std::max(1, o.threads / so.device_options.num_cpu_devices);
+  ASSIGN_OR_RETURN(so.device_mgr, CreateDevicesForFlag(o.devices, o.threads));
+  *devices = DescribeDevicesForMetrics(*so.device_mgr);
   so.placer = o.placer;
   so.passes = o.passes;
   ASSIGN_OR_RETURN(auto session, Session::Create(so));
@@ -252,8 +255,8 @@ StatusOr<TrainResult> Train(const TrainOptions& o, std::shared_ptr<const dataset
     ASSIGN_OR_RETURN(saver, CreateModelSaver(model));
     ckpt = std::make_unique<CheckpointManager>(saver.get(), o.checkpoint_dir, o.keep_checkpoints);
   }
-  ASSIGN_OR_RETURN(auto session, MakeSession(model, o));
   TrainResult result;
+  ASSIGN_OR_RETURN(auto session, MakeSession(model, o, &result.devices));
   const int64_t steps_per_epoch = train->size() / (mo.batch_size * mo.num_shards);
   result.total_steps = steps_per_epoch * o.epochs;
   RETURN_IF_ERROR(InitOrResume(o, session.get(), model, ckpt.get(), &result));

@@ -36,8 +36,10 @@ struct TrainOptions {
   int64_t epochs = 1;
   int threads = 2;             // CPU threads in all (inter- and intra-op pools)
   // Multi-device execution (issue 4): `devices` CPU devices ("cpu:N", each with threads/N
-  // threads), the placer that assigns nodes to them ("" for the default) and the graph passes
-  // (engine/passes: cse, constant_folding, alap_recv, compression).
+  // threads) or the host CPU and N GPUs ("gpu:N": the model on GPU:0 with the default placer,
+  // the input op and checkpoints on the CPU; engine/runtime/local_devices.h), the placer that
+  // assigns nodes to them ("" for the default) and the graph passes (engine/passes: cse,
+  // constant_folding, alap_recv, compression).
   std::string devices = "cpu:1";
   std::string placer;
   std::vector<std::string> passes;
@@ -70,6 +72,7 @@ struct TrainResult {
   // Files a resume skipped (corrupt checkpoints, unreadable names), each "<file>: <reason>";
   // also logged as warnings.
   std::vector<std::string> resume_warnings;
+  std::vector<std::string> devices;  // "name (description)" of each device the run used
   int64_t steps = 0;       // global steps completed at the end
   int64_t total_steps = 0;
   std::vector<double> losses;    // per step of this run
@@ -87,7 +90,8 @@ struct TrainResult {
 // file and the variable, and is not overwritten) and starts from scratch only when the directory
 // holds no checkpoint. Errors: those of BuildModel, the Session (naming the node), checkpoints
 // (naming the file and variable) and traces (naming the file); InvalidArgument for non-positive
-// epochs or threads, or a dataset smaller than a batch.
+// epochs or threads, or a dataset smaller than a batch; FailedPrecondition naming the flag for
+// "gpu:N" without N visible GPUs.
 StatusOr<TrainResult> Train(const TrainOptions& options,
                             std::shared_ptr<const datasets::Dataset> train,
                             std::shared_ptr<const datasets::Dataset> test,

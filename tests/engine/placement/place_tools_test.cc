@@ -41,11 +41,14 @@ TEST_CASE("The --devices flag cpu:N sets the number of CPU devices", "[placement
   CHECK(o.num_cpu_devices == 4);
   REQUIRE(ApplyDevicesFlag("CPU:2", &o).ok());
   CHECK(o.num_cpu_devices == 2);
-  for (const char* bad : {"cpu", "cpu:0", "gpu:2", "cpu:x", "cpu:-1", ""}) {
+  REQUIRE(ApplyDevicesFlag("gpu:2", &o).ok());
+  CHECK(o.num_cpu_devices == 1);  // the host; the GPUs come from the GPU device factory
+  for (const char* bad : {"cpu", "cpu:0", "gpu:0", "tpu:2", "cpu:x", "cpu:-1", ""}) {
     Status s = ApplyDevicesFlag(bad, &o);
     INFO(bad);
     REQUIRE_FALSE(s.ok());
-    CHECK_THAT(s.message(), Catch::Contains("expected cpu:N"));
+    CHECK_THAT(s.message(), Catch::Contains("expected cpu:N or gpu:N"));
+    CHECK_THAT(s.message(), Catch::Contains(std::string("'") + bad + "'"));
   }
   o.num_cpu_devices = 3;
   o.threads_per_cpu = 1;
