@@ -1,0 +1,69 @@
+#pragma once
+// Node times predicted from a host profile (sim/profile.h), for `--cost-model profile:FILE`:
+// a node's time is read off the measured time-against-work curve of its op type, where work is
+// the node's FLOPs (ops the analytic model gives FLOPs) or else its bytes accessed, both from the
+// analytic cost model's formulas (engine/placement/op_cost.h) over the simulated shapes.
+//
+//   1. the curve of the same op type and node name (one per profiled model; a profiled node at
+//      several batch sizes), when the node's work lies within its measured range (within 1%);
+//   2. else the curve of every profiled node of that op type, when within its range;
+//   3. else (outside every measured range) extrapolated by a roofline fitted to the nearest such
+//      curve: time = a + work / rate (least squares over the curve's points, a >= 0, rate > 0,
+//      i.e. a launch cost and the efficiency reached) -- flagged kExtrapolated;
+//   4. an op type the profile never measured: kUnprofiled (the caller falls back to the
+//      analytic roofline of the platform's device).
+// Interpolation is linear in log(work)-log(time) between the curve's points (points whose work
+// differs by under 1% are averaged first). Ops with no work (Identity, NoOp, Const ...) take the
+// mean time of their op type. Only points of one thread count are used. Immutable after Create;
+// thread-safe.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/placement/op_cost.h"
+#include "sim/profile.h"
+
+namespace fb::sim {
+
+struct ProfilePrediction {
+  enum class Source { kInterpolated, kExtrapolated, kUnprofiled };
+  double time_ns = 0;  // 0 for kUnprofiled
+  Source source = Source::kUnprofiled;
+};
+
+class ProfileCostModel {
+ public:
+  // The points of `profile` measured with `threads` threads. InvalidArgument naming `path` and
+  // listing the thread counts it holds when it has no point with `threads`.
+  static StatusOr<ProfileCostModel> Create(const Profile& profile, int threads,
+                                           const std::string& path);
+
+  ProfilePrediction Predict(const std::string& op, const std::string& node,
+                            const OpWork& work) const;
+  // The executor's fixed costs for this thread count (zeros when the profile has none).
+  const ProfileExecutor& executor() const { return executor_; }
+  int threads() const { return threads_; }
+
+  // A curve of time (ns) against work, sorted by work > 0; `constant_ns` for ops without work.
+  struct Curve {
+    bool by_flops = true;
+    std::vector<std::pair<double, double>> points;  // (work, time_ns)
+    double constant_ns = 0;                         // mean time of points without work
+    bool has_constant = false;
+    double fit_a_ns = 0, fit_ns_per_work = 0;       // the roofline fit
+  };
+
+ private:
+  ProfileCostModel() = default;
+  int threads_ = 1;
+  ProfileExecutor executor_;
+  std::map<std::string, Curve> by_op_;
+  std::map<std::pair<std::string, std::string>, std::vector<Curve>> by_node_;  // (op, node)
+};
+
+// The curve's time at `work` (log-log interpolation within the points; the roofline fit
+// outside). `inside` tells which.
+double CurveTimeNs(const ProfileCostModel::Curve& c, double work, bool* inside);
+
+}  // namespace fb::sim

@@ -1,0 +1,34 @@
+#pragma once
+// The simulator's profile cost model (`--cost-model profile:FILE[,threads=N]`, issue 17) and the
+// configuration check of the measured one:
+//   profile   each node's time from its op type and shapes through ProfileCostModel
+//             (sim/profile_cost_model.h) with the profile's points of N threads (default 1),
+//             plus the executor's fixed costs of the profile: per_node_inline_ns added to every
+//             node, per_step_ns as each device's dispatch latency. Op types the profile never
+//             measured fall back to the analytic roofline of the platform's device. The
+//             description says how many nodes were interpolated, extrapolated and unprofiled.
+//   measured  a trace answers only for the configuration it ran: CheckTraceConfiguration
+//             compares, node by node, the output bytes the trace recorded with the simulated
+//             graph's (fully known shapes only) and refuses a different configuration.
+#include <map>
+#include <string>
+
+#include "engine/trace/trace_reader.h"
+#include "sim/sim_costs.h"
+
+namespace fb::sim {
+
+// `spec` is "profile:FILE" or "profile:FILE,threads=N". Errors: InvalidArgument for a bad
+// threads suffix or a thread count the profile lacks (naming the file); those of ReadProfile
+// (naming the file) and of CostModel::Create (naming the node).
+StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
+                                              const std::map<std::string, TensorShape>& feed_shapes,
+                                              const std::string& spec);
+
+// OK when every node of `model`'s graph that the trace ran on a device and whose output shapes
+// are fully known produced, in the trace, the bytes the simulated shapes give (median over its
+// events; within 1%). Otherwise FailedPrecondition naming the trace, the first differing node
+// and both byte counts: the trace measured another configuration (batch size, image size).
+Status CheckTraceConfiguration(const Trace& trace, const Graph& g, const CostModel& model);
+
+}  // namespace fb::sim
