@@ -4,10 +4,13 @@
 //   flowbench sim-platform cpu:FLOPS:MEMBW OUT.xml          one CPU device
 //   flowbench sim-platform mpi-node:ps=1,worker=3 OUT.xml   the ranks of an MPI job on this
 //                                                           machine (CPUs as this_machine.xml)
+//   flowbench sim-platform profile:FILE[,threads=N] OUT.xml one CPU device calibrated from a
+//                                                           `flowbench profile` file
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -15,6 +18,7 @@
 
 #include "apps/commands.h"
 #include "sim/platform_generator.h"
+#include "sim/profile_calibration.h"
 #include "sim/platform_validation.h"
 
 namespace fb::apps {
@@ -57,7 +61,27 @@ StatusOr<std::vector<std::pair<std::string, int>>> ParseJobs(const std::string& 
   return jobs;  // names, counts and the total are checked by MpiNodeXml
 }
 
+// "profile:FILE[,threads=N]": the roofline of sim/profile_calibration.h.
+StatusOr<std::string> CalibratedXml(const std::string& spec) {
+  std::string path = spec.substr(8);
+  int threads = 1;
+  if (const size_t comma = path.rfind(",threads="); comma != std::string::npos) {
+    ASSIGN_OR_RETURN(threads, ParseInt(path.substr(comma + 9), "threads"));
+    if (threads < 1) return InvalidArgument("threads must be >= 1, got ", threads);
+    path = path.substr(0, comma);
+  }
+  ASSIGN_OR_RETURN(sim::Profile profile, sim::ReadProfile(path));
+  ASSIGN_OR_RETURN(sim::CpuCalibration c, sim::CalibrateCpu(profile, threads, path));
+  std::cout << "calibrated from " << path << " (" << c.configurations << " configurations, "
+            << threads << " threads): " << c.flops_per_s << " FLOP/s, "
+            << c.memory_bandwidth_bytes_per_s << " B/s, launch " << c.launch_overhead_ns
+            << " ns (step scale " << c.step_scale << ")\n";
+  return sim::SingleCpuXml("cpu0", c.flops_per_s, c.memory_bandwidth_bytes_per_s,
+                           c.launch_overhead_ns);
+}
+
 StatusOr<std::string> GenerateXml(const std::string& spec) {
+  if (spec.rfind("profile:", 0) == 0) return CalibratedXml(spec);
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
     size_t colon = spec.find(':', start);
@@ -101,7 +125,7 @@ FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
   static std::string spec;
   static std::string out;
   auto* cmd = app->add_subcommand("sim-platform", "Generate a SimGrid platform XML");
-  cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW or mpi-node:ps=1,worker=3")->required();
+  cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:ps=1,worker=3 or profile:FILE[,threads=N]")->required();
   cmd->add_option("out", out, "Output .xml")->required();
   cmd->callback([] {
     if (Status s = GeneratePlatform(spec, out); !s.ok()) Fail("sim-platform", s);

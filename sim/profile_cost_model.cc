@@ -125,7 +125,28 @@ StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int 
   }
   for (const ProfileExecutor& e : profile.executor)
     if (e.threads == threads) m.executor_ = e;
+  m.FitStepCorrection(profile);
   return m;
+}
+
+void ProfileCostModel::FitStepCorrection(const Profile& profile) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const ProfileStep& s : profile.steps) {
+    if (s.threads != threads_ || s.node_sum_ns <= 0 || s.median_step_ns <= 0) continue;
+    const double x = s.node_sum_ns, y = s.median_step_ns - s.node_sum_ns;
+    n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
+  }
+  if (n < 2) return;
+  const double den = n * sxx - sx * sx;
+  double c = den > 0 ? (n * sxy - sx * sy) / den : 0;
+  c = std::max(c, -0.5);
+  double a = (sy - c * sx) / n;
+  if (a < 0) {  // refit through the origin
+    a = 0;
+    c = std::max(sxy / sxx, -0.5);
+  }
+  step_overhead_ns_ = a;
+  node_time_factor_ = c;
 }
 
 ProfilePrediction ProfileCostModel::Predict(const std::string& op, const std::string& node,

@@ -14,8 +14,15 @@
 //      analytic roofline of the platform's device).
 // Interpolation is linear in log(work)-log(time) between the curve's points (points whose work
 // differs by under 1% are averaged first). Ops with no work (Identity, NoOp, Const ...) take the
-// mean time of their op type. Only points of one thread count are used. Immutable after Create;
-// thread-safe.
+// mean time of their op type. Only points of one thread count are used.
+//
+// Step correction: what a step spends outside its kernels (the executor, and on a shared machine
+// preemption between kernels; with several threads, kernels overlapping) is fitted on the
+// profiled configurations of the same thread count as
+//   median_step_ns - node_sum_ns = step_overhead_ns + node_time_factor * node_sum_ns
+// (least squares; step_overhead_ns >= 0, node_time_factor >= -0.5; zeros with under two
+// configurations). The simulator adds step_overhead_ns once per step and scales every node by
+// 1 + node_time_factor. Immutable after Create; thread-safe.
 #include <map>
 #include <string>
 #include <utility>
@@ -44,6 +51,8 @@ class ProfileCostModel {
   // The executor's fixed costs for this thread count (zeros when the profile has none).
   const ProfileExecutor& executor() const { return executor_; }
   int threads() const { return threads_; }
+  double step_overhead_ns() const { return step_overhead_ns_; }
+  double node_time_factor() const { return node_time_factor_; }
 
   // A curve of time (ns) against work, sorted by work > 0; `constant_ns` for ops without work.
   struct Curve {
@@ -56,7 +65,9 @@ class ProfileCostModel {
 
  private:
   ProfileCostModel() = default;
+  void FitStepCorrection(const Profile& profile);
   int threads_ = 1;
+  double step_overhead_ns_ = 0, node_time_factor_ = 0;
   ProfileExecutor executor_;
   std::map<std::string, Curve> by_op_;
   std::map<std::pair<std::string, std::string>, std::vector<Curve>> by_node_;  // (op, node)

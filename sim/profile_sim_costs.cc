@@ -47,7 +47,8 @@ std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel
     if (p.source == ProfilePrediction::Source::kUnprofiled) unprofiled.insert(n->op());
   }
   std::ostringstream s;
-  s << "threads " << pm.threads() << "; interpolated: " << counts[0]
+  s << "threads " << pm.threads() << "; step correction " << pm.step_overhead_ns() * 1e-6
+    << " ms + " << pm.node_time_factor() * 100 << "% of node time; interpolated: " << counts[0]
     << " nodes, extrapolated: " << counts[1] << " nodes, unprofiled (analytic): " << counts[2]
     << " nodes";
   if (!unprofiled.empty()) {
@@ -84,14 +85,16 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
     const ProfilePrediction p = profile_model->Predict(orig->op(), orig->name(), work);
     const double ns = p.source == ProfilePrediction::Source::kUnprofiled
                           ? AnalyticComputeNs(work, d)
-                          : p.time_ns + profile_model->executor().per_node_inline_ns;
+                          : p.time_ns * (1 + profile_model->node_time_factor()) +
+                                profile_model->executor().per_node_inline_ns;
     return ns * 1e-9;
   };
   h.costs.output_bytes = [cm, graph](const Node& n, int port) -> int64_t {
     const Node* orig = graph->FindNode(n.name());
     return orig ? cm->OutputBytes(*orig, port) : 0;
   };
-  const double step_s = profile_model->executor().per_step_ns * 1e-9;
+  const double step_s =
+      (profile_model->executor().per_step_ns + profile_model->step_overhead_ns()) * 1e-9;
   h.costs.dispatch_s = [step_s](const std::string&) { return step_s; };
   return h;
 }
