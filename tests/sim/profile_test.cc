@@ -1,0 +1,286 @@
+// Host profiles and the profile cost model (issue 17): sim/profile.h, sim/profile_cost_model.h,
+// sim/profile_sim_costs.h, sim/profile_calibration.h.
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/client/math_ops.h"
+#include "engine/client/scope.h"
+#include "engine/client/state_ops.h"
+#include "engine/trace/trace_writer.h"
+#include "sim/profile.h"
+#include "sim/profile_calibration.h"
+#include "sim/profile_cost_model.h"
+#include "sim/profile_sim_costs.h"
+#include "tests/engine/trace/temp_dir.h"
+#include "tests/sim/sim_test_util.h"
+
+namespace fb::sim {
+namespace {
+
+using Catch::Contains;
+
+// MatMul points at 100 and 400 FLOPs (1000 and 2000 ns), metadata ops with constant times, and
+// the executor's costs for one thread.
+Profile TinyProfile() {
+  Profile p;
+  p.host = "test";
+  p.points = {{"tiny", "mm", "MatMul", 1, 1, 100, 800, 1000, 10},
+              {"tiny", "mm", "MatMul", 4, 1, 400, 2000, 2000, 10},
+              {"tiny", "x", "Placeholder", 1, 1, 0, 0, 500, 10},
+              {"tiny", "w", "Const", 1, 1, 0, 0, 300, 10},
+              {"tiny", "mm", "MatMul", 1, 2, 100, 800, 700, 10}};
+  p.steps = {{"tiny", 1, 1, 5000, 5200, 1800, 20, 1.5}};
+  p.executor = {{1, 1000, 10, 20}, {2, 900, 12, 25}};
+  return p;
+}
+
+// x: Placeholder [batch, 5] (fed), w: Const [5, 10], mm = x w: 2 * batch * 10 * 5 FLOPs.
+std::unique_ptr<Graph> TinyGraph() {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DataType::kFloat, TensorShape({-1, 5}));
+  auto w = ops::Const(root.WithOpName("w"), Tensor(DataType::kFloat, {5, 10}));
+  ops::MatMul(root.WithOpName("mm"), x, w);
+  auto g = Graph::FromGraphDef(root.ToGraphDef());
+  REQUIRE(g.ok());
+  return std::move(*g);
+}
+
+std::map<std::string, TensorShape> Feeds(int64_t batch) { return {{"x", TensorShape({batch, 5})}}; }
+
+double ComputeNs(const CostModelHandle& h, const Graph& g, const std::string& node) {
+  return h.costs.compute_s(*g.FindNode(node), DeviceDesc{}) * 1e9;
+}
+
+TEST_CASE("Profile round trip through HDF5", "[sim][profile]") {
+  fb::test::TempDir dir;
+  const std::string path = dir.file("host.h5");
+  const Profile p = TinyProfile();
+  REQUIRE(WriteProfile(path, p).ok());
+  auto r = ReadProfile(path);
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(r->schema_version == kProfileSchemaVersion);
+  REQUIRE(r->points.size() == p.points.size());
+  for (size_t i = 0; i < p.points.size(); ++i) {
+    const ProfilePoint &a = p.points[i], &b = r->points[i];
+    CHECK(a.model == b.model);
+    CHECK(a.node == b.node);
+    CHECK(a.op == b.op);
+    CHECK(a.batch == b.batch);
+    CHECK(a.threads == b.threads);
+    CHECK(a.flops == b.flops);
+    CHECK(a.bytes == b.bytes);
+    CHECK(a.time_ns == b.time_ns);
+    CHECK(a.samples == b.samples);
+  }
+  REQUIRE(r->steps.size() == 1);
+  CHECK(r->steps[0].model == "tiny");
+  CHECK(r->steps[0].median_step_ns == 5000);
+  CHECK(r->steps[0].node_sum_ns == 1800);
+  CHECK(r->steps[0].load_average == 1.5);
+  REQUIRE(r->executor.size() == 2);
+  CHECK(r->executor[1].threads == 2);
+  CHECK(r->executor[1].per_node_pool_ns == 25);
+}
+
+TEST_CASE("Profile names longer than their fields are refused", "[sim][profile]") {
+  fb::test::TempDir dir;
+  Profile p = TinyProfile();
+  p.points[0].node = std::string(300, 'n');
+  const Status s = WriteProfile(dir.file("long.h5"), p);
+  REQUIRE_FALSE(s.ok());
+  REQUIRE_THAT(s.message(), Contains("node name") && Contains("longer than 191"));
+}
+
+TEST_CASE("Profile cost model: hand-computed prediction of a tiny graph", "[sim][profile]") {
+  fb::test::TempDir dir;
+  const std::string path = dir.file("host.h5");
+  REQUIRE(WriteProfile(path, TinyProfile()).ok());
+  auto g = TinyGraph();
+  // Batch 2: 200 FLOPs, between the points at 100 (1000 ns) and 400 (2000 ns): log-log
+  // interpolation gives 1000 * 2^(log 2 / log 4) = 1000 * sqrt(2) ns. Every node also costs the
+  // executor's per_node_inline_ns (10), and with one configuration there is no step correction.
+  auto h = MakeProfileSimCosts(*g, Feeds(2), "profile:" + path);
+  INFO(h.status().ToString());
+  REQUIRE(h.ok());
+  CHECK(ComputeNs(*h, *g, "mm") == Approx(1000 * std::sqrt(2.0) + 10).epsilon(1e-9));
+  CHECK(ComputeNs(*h, *g, "x") == Approx(500 + 10));
+  CHECK(ComputeNs(*h, *g, "w") == Approx(300 + 10));
+  CHECK(h->costs.dispatch_s("any device") == Approx(1000e-9));  // per_step_ns
+  CHECK_THAT(h->description, Contains("interpolated: 3 nodes") && Contains("extrapolated: 0 nodes"));
+  // Two threads: the one MatMul point (700 ns at 100 FLOPs) and no Placeholder or Const point.
+  auto h2 = MakeProfileSimCosts(*g, Feeds(1), "profile:" + path + ",threads=2");
+  REQUIRE(h2.ok());
+  CHECK(ComputeNs(*h2, *g, "mm") == Approx(700 + 12));
+  CHECK_THAT(h2->description, Contains("unprofiled (analytic): 2 nodes [Const Placeholder]"));
+}
+
+TEST_CASE("Profile cost model: the simulated step of a tiny graph", "[sim][profile]") {
+  fb::test::TempDir dir;
+  const std::string profile = dir.file("host.h5"), graph = dir.file("g.json");
+  REQUIRE(WriteProfile(profile, TinyProfile()).ok());
+  REQUIRE(WriteGraphDefFile(TinyGraph()->ToGraphDef(), graph).ok());
+  const std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench sim --graph " + graph +
+                          " --batch 2 --platform this_machine.xml --cost-model profile:" +
+                          profile + " --metrics-json " + dir.file("m.json") + " > " +
+                          dir.file("out.txt") + " 2>&1";
+  INFO(cmd);
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream in(dir.file("m.json"));
+  const nlohmann::json m = nlohmann::json::parse(in);
+  // dispatch 1000 ns, then x, w and mm one after the other on the one device.
+  const double expected_ns = 1000 + (500 + 10) + (300 + 10) + (1000 * std::sqrt(2.0) + 10);
+  CHECK(m["median_step_time_s"].get<double>() * 1e9 == Approx(expected_ns).epsilon(1e-6));
+  CHECK_FALSE(m.contains("validation"));
+  std::ifstream out(dir.file("out.txt"));
+  const std::string text((std::istreambuf_iterator<char>(out)), {});
+  CHECK_THAT(text, Contains("validation: no measurement of this configuration"));
+}
+
+TEST_CASE("Profile cost model flags extrapolated nodes", "[sim][profile]") {
+  fb::test::TempDir dir;
+  const std::string path = dir.file("host.h5");
+  REQUIRE(WriteProfile(path, TinyProfile()).ok());
+  auto g = TinyGraph();
+  // Batch 100: 10,000 FLOPs, beyond the measured 400. The roofline fitted to (100, 1000) and
+  // (400, 2000): 2000/3 ns + FLOPs * 10/3 ns.
+  auto h = MakeProfileSimCosts(*g, Feeds(100), "profile:" + path);
+  REQUIRE(h.ok());
+  CHECK(ComputeNs(*h, *g, "mm") == Approx(2000.0 / 3 + 10000 * 10.0 / 3 + 10).epsilon(1e-9));
+  CHECK_THAT(h->description, Contains("extrapolated: 1 nodes"));
+  auto p = ReadProfile(path);
+  REQUIRE(p.ok());
+  auto m = ProfileCostModel::Create(*p, 1, path);
+  REQUIRE(m.ok());
+  CHECK(m->Predict("MatMul", "other", {10000, 0}).source ==
+        ProfilePrediction::Source::kExtrapolated);
+  CHECK(m->Predict("MatMul", "other", {300, 0}).source ==
+        ProfilePrediction::Source::kInterpolated);
+  CHECK(m->Predict("Conv2D", "c", {300, 0}).source == ProfilePrediction::Source::kUnprofiled);
+}
+
+TEST_CASE("Profile cost model prefers the node's own curve within its range", "[sim][profile]") {
+  Profile p;
+  // Two MatMuls of different efficiency at overlapping FLOPs.
+  p.points = {{"m", "slow", "MatMul", 1, 1, 100, 0, 4000, 1},
+              {"m", "slow", "MatMul", 2, 1, 200, 0, 8000, 1},
+              {"m", "fast", "MatMul", 1, 1, 150, 0, 1500, 1},
+              {"m", "fast", "MatMul", 2, 1, 300, 0, 3000, 1}};
+  auto m = ProfileCostModel::Create(p, 1, "p.h5");
+  REQUIRE(m.ok());
+  CHECK(m->Predict("MatMul", "slow", {150, 0}).time_ns ==
+        Approx(4000 * std::pow(2.0, std::log(1.5) / std::log(2.0))));
+  CHECK(m->Predict("MatMul", "fast", {200, 0}).time_ns == Approx(2000));
+  auto none = ProfileCostModel::Create(p, 4, "p.h5");
+  REQUIRE_FALSE(none.ok());
+  REQUIRE_THAT(none.status().message(), Contains("p.h5") && Contains("no measurement with 4 threads") &&
+                                            Contains("thread counts: 1"));
+}
+
+TEST_CASE("Step correction is fitted on the profiled configurations", "[sim][profile]") {
+  Profile p = TinyProfile();
+  // Residuals (step - node sum) of 1000 + 10% of the node sum at 1,000 and 11,000 ns.
+  p.steps = {{"a", 1, 1, 1000 + 1000 + 100, 0, 1000, 20, 0},
+             {"a", 4, 1, 11000 + 1000 + 1100, 0, 11000, 20, 0}};
+  auto m = ProfileCostModel::Create(p, 1, "p.h5");
+  REQUIRE(m.ok());
+  CHECK(m->step_overhead_ns() == Approx(1000));
+  CHECK(m->node_time_factor() == Approx(0.1));
+}
+
+TEST_CASE("Calibration of the analytic CPU from a profile", "[sim][profile]") {
+  Profile p;
+  // 1 GFLOP/s compute-bound, 1 GB/s memory-bound, 100 ns without work; the step is twice the
+  // roofline's sum, so every rate halves and the launch doubles.
+  p.points = {{"m", "mm", "MatMul", 1, 1, 1e6, 1e3, 1e6 + 100, 1},
+              {"m", "add", "Add", 1, 1, 1e3, 1e5, 1e5 + 100, 1},
+              {"m", "id", "Identity", 1, 1, 0, 0, 100, 1}};
+  p.steps = {{"m", 1, 1, 2 * (1e6 + 1e5 + 300), 0, 0, 10, 0}};
+  auto c = CalibrateCpu(p, 1, "p.h5");
+  INFO(c.status().ToString());
+  REQUIRE(c.ok());
+  CHECK(c->step_scale == Approx(2));
+  CHECK(c->flops_per_s == Approx(0.5e9));
+  CHECK(c->memory_bandwidth_bytes_per_s == Approx(0.5e9));
+  CHECK(c->launch_overhead_ns == Approx(200));
+  auto bad = CalibrateCpu(p, 2, "p.h5");
+  REQUIRE_FALSE(bad.ok());
+  REQUIRE_THAT(bad.status().message(), Contains("p.h5"));
+}
+
+// A trace of the tiny graph whose MatMul produced `mm_bytes`.
+std::string TinyTrace(const fb::test::TempDir& dir, int64_t mm_bytes) {
+  const std::string path = dir.file("b" + std::to_string(mm_bytes) + ".h5");
+  auto w = TraceWriter::Create(path, DefaultTraceMetadata(TraceMode::kReal, 0, nullptr));
+  REQUIRE(w.ok());
+  TraceEvent e;
+  e.device = "/job:localhost/replica:0/task:0/device:CPU:0";
+  e.node = "mm";
+  e.op = "MatMul";
+  e.start_ns = 10;
+  e.end_ns = 1010;
+  e.bytes = mm_bytes;
+  REQUIRE((*w)->AddEvent(e).ok());
+  REQUIRE((*w)->AddStep(0, {}, {}).ok());
+  REQUIRE((*w)->Close().ok());
+  return path;
+}
+
+TEST_CASE("measured: refuses a trace of another batch size", "[sim][profile]") {
+  fb::test::TempDir dir;
+  auto g = TinyGraph();
+  // Batch 2: mm is [2, 10] float32, 80 bytes; a batch-4 trace recorded 160.
+  const std::string b4 = TinyTrace(dir, 160);
+  auto refused = MakeSimCosts(*g, Feeds(2), "measured:" + b4);
+  REQUIRE_FALSE(refused.ok());
+  REQUIRE_THAT(refused.status().message(),
+               Contains(b4) && Contains("node 'mm' produced 160 bytes there and 80 bytes here") &&
+                   Contains("profile:FILE"));
+  auto same = MakeSimCosts(*g, Feeds(4), "measured:" + b4);
+  INFO(same.status().ToString());
+  REQUIRE(same.ok());
+  CHECK(same->measured_step_s.size() == 1);
+}
+
+std::string BadFile(const std::string& name) {
+  return std::string(FB_SOURCE_DIR) + "/tests/data/bad/" + name;
+}
+
+TEST_CASE("Bad profile files give errors naming the file", "[sim][profile]") {
+  struct Case {
+    std::string file, message;
+  };
+  const std::vector<Case> cases = {
+      {"profile_missing_executor.h5", "executor"},
+      {"profile_version_99.h5", "schema_version is 99"},
+      {"profile_truncated.h5", "profile_truncated.h5"},
+      {"profile_not_a_profile.h5", "not a flowbench profile"},
+      {"profile_negative_time.h5", "negative or non-finite"},
+      {"profile_wrong_type.h5", "points"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = BadFile(c.file);
+    auto r = ReadProfile(path);
+    INFO(c.file << ": " << r.status().ToString());
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.status().message(), Contains(c.file) && Contains(c.message));
+  }
+  auto missing = ReadProfile("/nonexistent/dir/host.h5");
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.status().message(), Contains("/nonexistent/dir/host.h5"));
+  // Through the simulator's spec as well.
+  auto g = TinyGraph();
+  auto h = MakeSimCosts(*g, Feeds(2), "profile:" + BadFile("profile_version_99.h5"));
+  REQUIRE_FALSE(h.ok());
+  CHECK_THAT(h.status().message(), Contains("profile_version_99.h5"));
+  auto t = MakeSimCosts(*g, Feeds(2), "profile:x.h5,threads=zero");
+  REQUIRE_FALSE(t.ok());
+  CHECK_THAT(t.status().message(), Contains("threads must be an integer"));
+}
+
+}  // namespace
+}  // namespace fb::sim
