@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/trace/trace_summary.h"
 #include "sim/profile_cost_model.h"
 
 namespace fb::sim {
@@ -120,6 +121,15 @@ Status CheckTraceConfiguration(const Trace& trace, const Graph& g, const CostMod
           "configuration, or predict this one with --cost-model profile:FILE (flowbench profile)");
   }
   return Status::OK();
+}
+
+std::set<int64_t> TypicalTracedSteps(const Trace& trace) {
+  std::set<int64_t> traced;
+  for (const EventRecord& e : trace.events) traced.insert(e.step);
+  Trace rows;
+  for (const StepRecord& r : trace.steps)
+    if (traced.count(r.step)) rows.steps.push_back(r);
+  return TypicalSteps(rows);
 }
 
 }  // namespace fb::sim

@@ -11,6 +11,7 @@
 //             compares, node by node, the output bytes the trace recorded with the simulated
 //             graph's (fully known shapes only) and refuses a different configuration.
 #include <map>
+#include <set>
 #include <string>
 
 #include "engine/trace/trace_reader.h"
@@ -30,5 +31,11 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
 // events; within 1%). Otherwise FailedPrecondition naming the trace, the first differing node
 // and both byte counts: the trace measured another configuration (batch size, image size).
 Status CheckTraceConfiguration(const Trace& trace, const Graph& g, const CostModel& model);
+
+// TypicalSteps (engine/trace/trace_summary.h) among the steps that have events. A benchmark
+// trace (`flowbench benchmark --trace`) holds a /steps row for every timed step but events only
+// for the --trace-steps after them; typical steps picked among all rows usually held no event,
+// and the measured cost model then fell back to the analytic one for every node.
+std::set<int64_t> TypicalTracedSteps(const Trace& trace);
 
 }  // namespace fb::sim

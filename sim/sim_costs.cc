@@ -79,7 +79,7 @@ StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
     // Means compose: the sum of per-node means over a set of steps is the mean of their sums.
     // "measured:" averages over the typical steps (predicting the median step), "measured-mean:"
     // over every step (predicting the mean step).
-    const std::set<int64_t> typical = TypicalSteps(trace);
+    const std::set<int64_t> typical = TypicalTracedSteps(trace);
     const std::set<int64_t>* steps = mean ? nullptr : &typical;
     auto measured = std::make_shared<MeasuredCosts>(
         MeasuredCosts::FromTrace(trace, MeasuredCosts::Statistic::kMean, steps));
