@@ -130,22 +130,25 @@ StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int 
 }
 
 void ProfileCostModel::FitStepCorrection(const Profile& profile) {
+  std::vector<std::pair<double, double>> xy;  // (node sum, step - node sum)
+  for (const ProfileStep& s : profile.steps)
+    if (s.threads == threads_ && s.node_sum_ns > 0 && s.median_step_ns > 0)
+      xy.emplace_back(s.node_sum_ns, s.median_step_ns - s.node_sum_ns);
+  if (xy.empty()) return;
+  if (threads_ == 1 || xy.size() < 2) {
+    // One thread runs one kernel at a time: no overlap to fit, the median residual per step.
+    std::vector<double> r;
+    for (const auto& [x, y] : xy) r.push_back(y);
+    std::sort(r.begin(), r.end());
+    const size_t n = r.size();
+    step_overhead_ns_ = std::max(0.0, n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2);
+    return;
+  }
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (const ProfileStep& s : profile.steps) {
-    if (s.threads != threads_ || s.node_sum_ns <= 0 || s.median_step_ns <= 0) continue;
-    const double x = s.node_sum_ns, y = s.median_step_ns - s.node_sum_ns;
-    n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
-  }
-  if (n < 2) return;
+  for (const auto& [x, y] : xy) n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
   const double den = n * sxx - sx * sx;
-  double c = den > 0 ? (n * sxy - sx * sy) / den : 0;
-  c = std::max(c, -0.5);
-  double a = (sy - c * sx) / n;
-  if (a < 0) {  // refit through the origin
-    a = 0;
-    c = std::max(sxy / sxx, -0.5);
-  }
-  step_overhead_ns_ = a;
+  const double c = std::clamp(den > 0 ? (n * sxy - sx * sy) / den : 0.0, -0.5, 0.0);
+  step_overhead_ns_ = std::max(0.0, (sy - c * sx) / n);
   node_time_factor_ = c;
 }
 

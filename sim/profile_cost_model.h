@@ -16,12 +16,15 @@
 // differs by under 1% are averaged first). Ops with no work (Identity, NoOp, Const ...) take the
 // mean time of their op type. Only points of one thread count are used.
 //
-// Step correction: what a step spends outside its kernels (the executor, and on a shared machine
-// preemption between kernels; with several threads, kernels overlapping) is fitted on the
-// profiled configurations of the same thread count as
-//   median_step_ns - node_sum_ns = step_overhead_ns + node_time_factor * node_sum_ns
-// (least squares; step_overhead_ns >= 0, node_time_factor >= -0.5; zeros with under two
-// configurations). The simulator adds step_overhead_ns once per step and scales every node by
+// Step correction: what a step spends outside its kernels (the executor; on a shared machine the
+// wake-ups of the client and pool threads, each up to a scheduler time slice; with several
+// threads, kernels overlapping) is fitted on the profiled configurations of the same thread
+// count from their residuals median_step_ns - node_sum_ns:
+//   1 thread (or one configuration): step_overhead_ns = the median residual (>= 0);
+//   more threads: least squares residual = step_overhead_ns + node_time_factor * node_sum_ns with
+//   node_time_factor in [-0.5, 0] (overlap of kernels; a positive factor would only be noise, as
+//   the node times already hold their own preemptions) and step_overhead_ns >= 0.
+// The simulator adds step_overhead_ns once per step and scales every node by
 // 1 + node_time_factor. Immutable after Create; thread-safe.
 #include <map>
 #include <string>

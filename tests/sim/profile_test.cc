@@ -103,14 +103,15 @@ TEST_CASE("Profile cost model: hand-computed prediction of a tiny graph", "[sim]
   auto g = TinyGraph();
   // Batch 2: 200 FLOPs, between the points at 100 (1000 ns) and 400 (2000 ns): log-log
   // interpolation gives 1000 * 2^(log 2 / log 4) = 1000 * sqrt(2) ns. Every node also costs the
-  // executor's per_node_inline_ns (10), and with one configuration there is no step correction.
+  // executor's per_node_inline_ns (10). The step: per_step_ns (1000) plus the step correction,
+  // the one configuration's residual (5000 - 1800 ns).
   auto h = MakeProfileSimCosts(*g, Feeds(2), "profile:" + path);
   INFO(h.status().ToString());
   REQUIRE(h.ok());
   CHECK(ComputeNs(*h, *g, "mm") == Approx(1000 * std::sqrt(2.0) + 10).epsilon(1e-9));
   CHECK(ComputeNs(*h, *g, "x") == Approx(500 + 10));
   CHECK(ComputeNs(*h, *g, "w") == Approx(300 + 10));
-  CHECK(h->costs.dispatch_s("any device") == Approx(1000e-9));  // per_step_ns
+  CHECK(h->costs.dispatch_s("any device") == Approx((1000 + 3200) * 1e-9));
   CHECK_THAT(h->description, Contains("interpolated: 3 nodes") && Contains("extrapolated: 0 nodes"));
   // Two threads: the one MatMul point (700 ns at 100 FLOPs) and no Placeholder or Const point.
   auto h2 = MakeProfileSimCosts(*g, Feeds(1), "profile:" + path + ",threads=2");
@@ -132,8 +133,8 @@ TEST_CASE("Profile cost model: the simulated step of a tiny graph", "[sim][profi
   REQUIRE(std::system(cmd.c_str()) == 0);
   std::ifstream in(dir.file("m.json"));
   const nlohmann::json m = nlohmann::json::parse(in);
-  // dispatch 1000 ns, then x, w and mm one after the other on the one device.
-  const double expected_ns = 1000 + (500 + 10) + (300 + 10) + (1000 * std::sqrt(2.0) + 10);
+  // dispatch 1000 + 3200 ns, then x, w and mm one after the other on the one device.
+  const double expected_ns = 1000 + 3200 + (500 + 10) + (300 + 10) + (1000 * std::sqrt(2.0) + 10);
   CHECK(m["median_step_time_s"].get<double>() * 1e9 == Approx(expected_ns).epsilon(1e-6));
   CHECK_FALSE(m.contains("validation"));
   std::ifstream out(dir.file("out.txt"));
@@ -183,13 +184,21 @@ TEST_CASE("Profile cost model prefers the node's own curve within its range", "[
 
 TEST_CASE("Step correction is fitted on the profiled configurations", "[sim][profile]") {
   Profile p = TinyProfile();
-  // Residuals (step - node sum) of 1000 + 10% of the node sum at 1,000 and 11,000 ns.
-  p.steps = {{"a", 1, 1, 1000 + 1000 + 100, 0, 1000, 20, 0},
-             {"a", 4, 1, 11000 + 1000 + 1100, 0, 11000, 20, 0}};
+  // One thread: the median residual (step - node sum) of 900, 1000 and 5000 ns.
+  p.steps = {{"a", 1, 1, 1000 + 900, 0, 1000, 20, 0},
+             {"a", 4, 1, 11000 + 1000, 0, 11000, 20, 0},
+             {"a", 8, 1, 20000 + 5000, 0, 20000, 20, 0}};
   auto m = ProfileCostModel::Create(p, 1, "p.h5");
   REQUIRE(m.ok());
   CHECK(m->step_overhead_ns() == Approx(1000));
-  CHECK(m->node_time_factor() == Approx(0.1));
+  CHECK(m->node_time_factor() == 0);
+  // Two threads: residual = 1000 - 20% of the node sum (kernels overlapping).
+  p.steps = {{"a", 1, 2, 1000 + 1000 - 200, 0, 1000, 20, 0},
+             {"a", 4, 2, 11000 + 1000 - 2200, 0, 11000, 20, 0}};
+  auto m2 = ProfileCostModel::Create(p, 2, "p.h5");
+  REQUIRE(m2.ok());
+  CHECK(m2->step_overhead_ns() == Approx(1000));
+  CHECK(m2->node_time_factor() == Approx(-0.2));
 }
 
 TEST_CASE("Calibration of the analytic CPU from a profile", "[sim][profile]") {
