@@ -9,7 +9,8 @@ a Markdown table (every case, misses included) with the 1-minute load average ne
 measurement, and writes it as CSV.
 
     /usr/bin/python3 analysis/sim_holdout.py --flowbench build/flowbench \
-        --profile profiles/this_host.h5 --record --csv out/holdout.csv
+        --profile profiles/this_host.h5 --record --calibrate out/calibrated.xml \
+        --csv out/holdout.csv
 """
 import argparse
 import csv
@@ -62,11 +63,17 @@ def main():
     p.add_argument("--threads", default="1,2")
     p.add_argument("--steps", type=int, default=30, help="measured steps per case (median)")
     p.add_argument("--platform", default="this_machine.xml", help="for the analytic column")
+    p.add_argument("--calibrate", metavar="OUT_XML",
+                   help="write `flowbench sim-platform profile:PROFILE OUT_XML` (1 thread) and "
+                        "use it for the analytic column instead of --platform")
     p.add_argument("--csv", help="write the table as CSV")
     args = p.parse_args()
     if args.record:
         print(run([args.flowbench, "profile", "--out", args.profile, "--models", args.models,
                    "--batch-sizes", args.profile_batches, "--threads", args.threads]))
+    if args.calibrate:
+        print(run([args.flowbench, "sim-platform", "profile:" + args.profile, args.calibrate]))
+        args.platform = args.calibrate
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for model in args.models.split(","):

@@ -4,8 +4,10 @@
 //   profile   each node's time from its op type and shapes through ProfileCostModel
 //             (sim/profile_cost_model.h) with the profile's points of N threads (default 1),
 //             plus the executor's fixed costs of the profile: per_node_inline_ns added to every
-//             node, per_step_ns as each device's dispatch latency. Op types the profile never
-//             measured fall back to the analytic roofline of the platform's device. The
+//             node, per_step_ns plus the step correction (ProfileCostModel::step_overhead_ns)
+//             as each device's dispatch latency, nodes scaled by 1 + node_time_factor. Op
+//             types the profile never measured fall back to the analytic roofline of the
+//             platform's device. The
 //             description says how many nodes were interpolated, extrapolated and unprofiled.
 //   measured  a trace answers only for the configuration it ran: CheckTraceConfiguration
 //             compares, node by node, the output bytes the trace recorded with the simulated
