@@ -4,7 +4,8 @@
 Profiles this host once (`flowbench profile`, batches 16, 64, 256 by default), then for every
 (model, batch, threads) predicts the median training step with `flowbench sim --cost-model
 profile:P,threads=T` (and with `--cost-model analytic` on the platform given) and measures it with
-`flowbench benchmark` (same model builder, Adam, synthetic input, median of --steps steps). Prints
+`flowbench benchmark` (same model builder, Adam, synthetic input, median of --steps steps; the
+median of --repeats such runs). Prints
 a Markdown table (every case, misses included) with the 1-minute load average next to each
 measurement, and writes it as CSV.
 
@@ -62,6 +63,9 @@ def main():
     p.add_argument("--batches", default="16,32,64,128,256")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--steps", type=int, default=30, help="measured steps per case (median)")
+    p.add_argument("--repeats", type=int, default=2,
+                   help="benchmark runs per case: the measurement is the median of their "
+                        "medians, and how much they differ shows the machine's noise")
     p.add_argument("--platform", default="this_machine.xml", help="for the analytic column")
     p.add_argument("--calibrate", metavar="OUT_XML",
                    help="write `flowbench sim-platform profile:PROFILE OUT_XML` (1 thread) and "
@@ -82,24 +86,31 @@ def main():
                     pred = predict(args, model, batch, "profile:%s,threads=%d" % (args.profile,
                                                                                 threads), tmp)
                     analytic = predict(args, model, batch, "analytic", tmp)
-                    measured, load = measure(args, model, batch, threads, tmp)
+                    runs = [measure(args, model, batch, threads, tmp)
+                            for _ in range(args.repeats)]
+                    medians = [m for m, _ in runs]
+                    measured = statistics.median(medians)
+                    load = max(l for _, l in runs)
+                    spread = max(medians) / min(medians) - 1
                     rows.append(dict(model=model, batch=batch, threads=threads,
                                      predicted_ms=pred, measured_ms=measured,
                                      error=pred / measured - 1, analytic_ms=analytic,
-                                     analytic_error=analytic / measured - 1, load=load))
+                                     analytic_error=analytic / measured - 1, load=load,
+                                     repeat_spread=spread))
                     r = rows[-1]
                     print("%s b%d t%d: predicted %.2f ms, measured %.2f ms, error %+.1f%% "
-                          "(analytic %.2f ms, %+.1f%%), load %.1f" % (
+                          "(analytic %.2f ms, %+.1f%%), load %.1f, repeats differ by %.0f%%" % (
                               model, batch, threads, pred, measured, 100 * r["error"], analytic,
-                              100 * r["analytic_error"], load), flush=True)
+                              100 * r["analytic_error"], load, 100 * spread), flush=True)
     print("\n| model | batch | threads | predicted (ms) | measured median (ms) | error | "
-          "analytic (ms) | analytic error | load avg |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "analytic (ms) | analytic error | load avg | repeats differ |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         held = "" if str(r["batch"]) in args.profile_batches.split(",") else " (held out)"
-        print("| %s | %d%s | %d | %.2f | %.2f | %+.1f%% | %.2f | %+.1f%% | %.1f |" % (
+        print("| %s | %d%s | %d | %.2f | %.2f | %+.1f%% | %.2f | %+.1f%% | %.1f | %.0f%% |" % (
             r["model"], r["batch"], held, r["threads"], r["predicted_ms"], r["measured_ms"],
-            100 * r["error"], r["analytic_ms"], 100 * r["analytic_error"], r["load"]))
+            100 * r["error"], r["analytic_ms"], 100 * r["analytic_error"], r["load"],
+            100 * r["repeat_spread"]))
     errors = [abs(r["error"]) for r in rows]
     held_out = [abs(r["error"]) for r in rows
                 if str(r["batch"]) not in args.profile_batches.split(",")]

@@ -41,7 +41,8 @@ Status RunProfile(const ProfileFlags& f) {
   gethostname(host, sizeof host - 1);
   p.host = host;
   p.created = Now();
-  for (const std::string& a : ProcessArgs()) p.command_line += (p.command_line.empty() ? "" : " ") + a;
+  for (const std::string& a : ProcessArgs())
+    p.command_line += (p.command_line.empty() ? "" : " ") + a;
   const std::filesystem::path dir = std::filesystem::path(f.out).parent_path();
   std::error_code ec;
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);

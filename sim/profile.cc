@@ -204,8 +204,8 @@ StatusOr<Profile> ReadProfile(const std::string& path) {
   const hid_t root = file.get();
   StatusOr<std::string> format = h5::ReadCheckedFixedStringAttr(root, "format", 64, f);
   if (!format.ok() || *format != kProfileFormat)
-    return InvalidArgument(path, ": not a flowbench profile (expected the root attribute format = '",
-                           kProfileFormat, "', ",
+    return InvalidArgument(path, ": not a flowbench profile (expected the root attribute ",
+                           "format = '", kProfileFormat, "', ",
                            format.ok() ? "found '" + *format + "'" : format.status().message(),
                            ")");
   Profile p;

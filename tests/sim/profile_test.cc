@@ -112,7 +112,8 @@ TEST_CASE("Profile cost model: hand-computed prediction of a tiny graph", "[sim]
   CHECK(ComputeNs(*h, *g, "x") == Approx(500 + 10));
   CHECK(ComputeNs(*h, *g, "w") == Approx(300 + 10));
   CHECK(h->costs.dispatch_s("any device") == Approx((1000 + 3200) * 1e-9));
-  CHECK_THAT(h->description, Contains("interpolated: 3 nodes") && Contains("extrapolated: 0 nodes"));
+  CHECK_THAT(h->description,
+             Contains("interpolated: 3 nodes") && Contains("extrapolated: 0 nodes"));
   // Two threads: the one MatMul point (700 ns at 100 FLOPs) and no Placeholder or Const point.
   auto h2 = MakeProfileSimCosts(*g, Feeds(1), "profile:" + path + ",threads=2");
   REQUIRE(h2.ok());
@@ -178,7 +179,8 @@ TEST_CASE("Profile cost model prefers the node's own curve within its range", "[
   CHECK(m->Predict("MatMul", "fast", {200, 0}).time_ns == Approx(2000));
   auto none = ProfileCostModel::Create(p, 4, "p.h5");
   REQUIRE_FALSE(none.ok());
-  REQUIRE_THAT(none.status().message(), Contains("p.h5") && Contains("no measurement with 4 threads") &&
+  REQUIRE_THAT(none.status().message(), Contains("p.h5") &&
+                                            Contains("no measurement with 4 threads") &&
                                             Contains("thread counts: 1"));
 }
 
