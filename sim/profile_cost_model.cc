@@ -91,7 +91,9 @@ StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int 
   std::map<std::string, std::vector<const ProfilePoint*>> by_op;
   for (const ProfilePoint& p : profile.points) {
     counts.insert(p.threads);
-    if (p.threads == threads) by_op[p.op].push_back(&p);
+    if (p.threads != threads) continue;
+    by_op[p.op].push_back(&p);
+    m.model_nodes_[p.model].insert(p.node);
   }
   if (by_op.empty()) {
     std::ostringstream held;
@@ -125,31 +127,49 @@ StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int 
   }
   for (const ProfileExecutor& e : profile.executor)
     if (e.threads == threads) m.executor_ = e;
-  m.FitStepCorrection(profile);
+  for (const ProfileStep& s : profile.steps)
+    if (s.threads == threads) m.steps_.push_back(s);
   return m;
 }
 
-void ProfileCostModel::FitStepCorrection(const Profile& profile) {
+ProfileCostModel::StepCorrection ProfileCostModel::Correction(const std::string& model) const {
   std::vector<std::pair<double, double>> xy;  // (node sum, step - node sum)
-  for (const ProfileStep& s : profile.steps)
-    if (s.threads == threads_ && s.node_sum_ns > 0 && s.median_step_ns > 0)
-      xy.emplace_back(s.node_sum_ns, s.median_step_ns - s.node_sum_ns);
-  if (xy.empty()) return;
+  for (bool all : {false, true}) {
+    for (const ProfileStep& s : steps_)
+      if ((all || s.model == model) && s.node_sum_ns > 0 && s.median_step_ns > 0)
+        xy.emplace_back(s.node_sum_ns, s.median_step_ns - s.node_sum_ns);
+    if (!xy.empty()) break;
+  }
+  StepCorrection out;
+  out.configurations = static_cast<int>(xy.size());
+  if (xy.empty()) return out;
   if (threads_ == 1 || xy.size() < 2) {
     // One thread runs one kernel at a time: no overlap to fit, the median residual per step.
     std::vector<double> r;
     for (const auto& [x, y] : xy) r.push_back(y);
     std::sort(r.begin(), r.end());
     const size_t n = r.size();
-    step_overhead_ns_ = std::max(0.0, n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2);
-    return;
+    out.step_overhead_ns = std::max(0.0, n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2);
+    return out;
   }
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const auto& [x, y] : xy) n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
   const double den = n * sxx - sx * sx;
   const double c = std::clamp(den > 0 ? (n * sxy - sx * sy) / den : 0.0, -0.5, 0.0);
-  step_overhead_ns_ = std::max(0.0, (sy - c * sx) / n);
-  node_time_factor_ = c;
+  out.step_overhead_ns = std::max(0.0, (sy - c * sx) / n);
+  out.node_time_factor = c;
+  return out;
+}
+
+std::string ProfileCostModel::MatchingModel(const std::vector<std::string>& nodes) const {
+  for (const auto& [model, names] : model_nodes_) {
+    size_t found = 0;
+    for (const std::string& n : nodes) found += names.count(n);
+    if (found >= 0.9 * static_cast<double>(nodes.size()) &&
+        found >= 0.9 * static_cast<double>(names.size()))
+      return model;
+  }
+  return "";
 }
 
 ProfilePrediction ProfileCostModel::Predict(const std::string& op, const std::string& node,

@@ -24,9 +24,12 @@
 //   more threads: least squares residual = step_overhead_ns + node_time_factor * node_sum_ns with
 //   node_time_factor in [-0.5, 0] (overlap of kernels; a positive factor would only be noise, as
 //   the node times already hold their own preemptions) and step_overhead_ns >= 0.
+// The fit uses the configurations of the simulated model when the profile holds it
+// (MatchingModel: the graph's node names are the profiled model's), else every configuration.
 // The simulator adds step_overhead_ns once per step and scales every node by
 // 1 + node_time_factor. Immutable after Create; thread-safe.
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,8 +57,17 @@ class ProfileCostModel {
   // The executor's fixed costs for this thread count (zeros when the profile has none).
   const ProfileExecutor& executor() const { return executor_; }
   int threads() const { return threads_; }
-  double step_overhead_ns() const { return step_overhead_ns_; }
-  double node_time_factor() const { return node_time_factor_; }
+  struct StepCorrection {
+    double step_overhead_ns = 0, node_time_factor = 0;
+    int configurations = 0;  // profiled configurations it was fitted on
+  };
+  // Fitted on the configurations of `model` ("" or a model without configurations: all).
+  StepCorrection Correction(const std::string& model = "") const;
+  // The profiled model (with these threads) whose node names cover at least 90% of `nodes` and
+  // of its own; "" when none does.
+  std::string MatchingModel(const std::vector<std::string>& nodes) const;
+  double step_overhead_ns() const { return Correction().step_overhead_ns; }
+  double node_time_factor() const { return Correction().node_time_factor; }
 
   // A curve of time (ns) against work, sorted by work > 0; `constant_ns` for ops without work.
   struct Curve {
@@ -68,9 +80,9 @@ class ProfileCostModel {
 
  private:
   ProfileCostModel() = default;
-  void FitStepCorrection(const Profile& profile);
   int threads_ = 1;
-  double step_overhead_ns_ = 0, node_time_factor_ = 0;
+  std::vector<ProfileStep> steps_;                       // of this thread count
+  std::map<std::string, std::set<std::string>> model_nodes_;  // profiled node names per model
   ProfileExecutor executor_;
   std::map<std::string, Curve> by_op_;
   std::map<std::pair<std::string, std::string>, std::vector<Curve>> by_node_;  // (op, node)

@@ -39,7 +39,8 @@ bool FullyKnown(const std::vector<PartialShape>& shapes) {
 }
 
 // Counts of the nodes of `g` by prediction source, and the unprofiled op types.
-std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel& pm) {
+std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel& pm,
+                     const std::string& model, const ProfileCostModel::StepCorrection& step) {
   int counts[3] = {0, 0, 0};
   std::set<std::string> unprofiled;
   for (Node* n : g.nodes()) {
@@ -48,8 +49,11 @@ std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel
     if (p.source == ProfilePrediction::Source::kUnprofiled) unprofiled.insert(n->op());
   }
   std::ostringstream s;
-  s << "threads " << pm.threads() << "; step correction " << pm.step_overhead_ns() * 1e-6
-    << " ms + " << pm.node_time_factor() * 100 << "% of node time; interpolated: " << counts[0]
+  s << "threads " << pm.threads() << "; step correction " << step.step_overhead_ns * 1e-6
+    << " ms + " << step.node_time_factor * 100 << "% of node time from "
+    << step.configurations << " configurations of "
+    << (model.empty() ? "every profiled model" : "'" + model + "'")
+    << "; interpolated: " << counts[0]
     << " nodes, extrapolated: " << counts[1] << " nodes, unprofiled (analytic): " << counts[2]
     << " nodes";
   if (!unprofiled.empty()) {
@@ -75,18 +79,23 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
   options.feed_shapes = feed_shapes;
   ASSIGN_OR_RETURN(CostModel model, CostModel::Create(g, DeviceSet{DeviceDesc{}}, {}, options));
   auto cm = std::make_shared<const CostModel>(std::move(model));
+  std::vector<std::string> names;
+  for (Node* n : g.nodes()) names.push_back(n->name());
+  const std::string model_name = profile_model->MatchingModel(names);
+  const ProfileCostModel::StepCorrection step = profile_model->Correction(model_name);
   CostModelHandle h;
   h.model = cm;
-  h.description = spec + " (" + Coverage(g, *cm, *profile_model) + ")";
+  h.description = spec + " (" + Coverage(g, *cm, *profile_model, model_name, step) + ")";
   const Graph* graph = &g;
-  h.costs.compute_s = [cm, graph, profile_model](const Node& n, const DeviceDesc& d) {
+  const double node_scale = 1 + step.node_time_factor;
+  h.costs.compute_s = [cm, graph, profile_model, node_scale](const Node& n, const DeviceDesc& d) {
     const Node* orig = graph->FindNode(n.name());
     if (orig == nullptr) return 0.0;
     const OpWork& work = cm->Work(*orig);
     const ProfilePrediction p = profile_model->Predict(orig->op(), orig->name(), work);
     const double ns = p.source == ProfilePrediction::Source::kUnprofiled
                           ? AnalyticComputeNs(work, d)
-                          : p.time_ns * (1 + profile_model->node_time_factor()) +
+                          : p.time_ns * node_scale +
                                 profile_model->executor().per_node_inline_ns;
     return ns * 1e-9;
   };
@@ -95,7 +104,7 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
     return orig ? cm->OutputBytes(*orig, port) : 0;
   };
   const double step_s =
-      (profile_model->executor().per_step_ns + profile_model->step_overhead_ns()) * 1e-9;
+      (profile_model->executor().per_step_ns + step.step_overhead_ns) * 1e-9;
   h.costs.dispatch_s = [step_s](const std::string&) { return step_s; };
   return h;
 }

@@ -113,7 +113,8 @@ TEST_CASE("Profile cost model: hand-computed prediction of a tiny graph", "[sim]
   CHECK(ComputeNs(*h, *g, "w") == Approx(300 + 10));
   CHECK(h->costs.dispatch_s("any device") == Approx((1000 + 3200) * 1e-9));
   CHECK_THAT(h->description,
-             Contains("interpolated: 3 nodes") && Contains("extrapolated: 0 nodes"));
+             Contains("interpolated: 3 nodes") && Contains("extrapolated: 0 nodes") &&
+                 Contains("from 1 configurations of 'tiny'"));
   // Two threads: the one MatMul point (700 ns at 100 FLOPs) and no Placeholder or Const point.
   auto h2 = MakeProfileSimCosts(*g, Feeds(1), "profile:" + path + ",threads=2");
   REQUIRE(h2.ok());
@@ -201,6 +202,27 @@ TEST_CASE("Step correction is fitted on the profiled configurations", "[sim][pro
   REQUIRE(m2.ok());
   CHECK(m2->step_overhead_ns() == Approx(1000));
   CHECK(m2->node_time_factor() == Approx(-0.2));
+}
+
+TEST_CASE("Step correction uses the simulated model's configurations", "[sim][profile]") {
+  Profile p;
+  p.points = {{"big", "conv", "Conv2D", 1, 1, 100, 0, 1000, 1},
+              {"big", "fc", "MatMul", 1, 1, 100, 0, 1000, 1},
+              {"small", "fc", "MatMul", 1, 1, 10, 0, 100, 1}};
+  // Residuals: "big" 3000 and 5000 ns, "small" 100 ns.
+  p.steps = {{"big", 1, 1, 2000 + 3000, 0, 2000, 20, 0},
+             {"big", 2, 1, 4000 + 5000, 0, 4000, 20, 0},
+             {"small", 1, 1, 100 + 100, 0, 100, 20, 0}};
+  auto m = ProfileCostModel::Create(p, 1, "p.h5");
+  REQUIRE(m.ok());
+  CHECK(m->MatchingModel({"conv", "fc"}) == "big");
+  CHECK(m->MatchingModel({"fc"}) == "small");
+  CHECK(m->MatchingModel({"fc", "x", "y"}).empty());
+  CHECK(m->Correction("big").step_overhead_ns == Approx(4000));
+  CHECK(m->Correction("big").configurations == 2);
+  CHECK(m->Correction("small").step_overhead_ns == Approx(100));
+  CHECK(m->Correction("").step_overhead_ns == Approx(3000));  // median of every configuration
+  CHECK(m->Correction("").configurations == 3);
 }
 
 TEST_CASE("Calibration of the analytic CPU from a profile", "[sim][profile]") {
