@@ -24,8 +24,9 @@
 namespace fb::apps {
 namespace {
 
-// This machine's CPU as calibrated in sim/platforms/this_machine.xml (docs/simulator.md).
-const sim::DeviceClass kThisMachineCpu{"CPU", 14.5e9, 3.7e9, 1000, 0};
+// This machine's CPU as calibrated in sim/platforms/this_machine.xml from a profile
+// (`sim-platform profile:FILE`, docs/simulator.md "Profiles").
+const sim::DeviceClass kThisMachineCpu{"CPU", 47.9e9, 8.37e9, 368, 0};
 
 // `text`, the whole of it, as an integer / a finite number > 0. InvalidArgument naming `what`
 // otherwise (std::stoi would read "4x" as 4 and std::stod accepts "nan").
