@@ -13,6 +13,7 @@
 
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
+#include "sim/op_time_scales.h"
 #include "sim/sim_costs.h"
 #include "sim/sim_metrics.h"
 #include "sim/sim_trace.h"
@@ -56,6 +57,11 @@ Status RunSim(const SimFlags& f) {
   RETURN_IF_ERROR(simulation.LoadPlatform(platform));
   ASSIGN_OR_RETURN(sim::CostModelHandle costs, sim::MakeSimCosts(*graph.graph, graph.feed_shapes,
                                                                  f.cost_model));
+  if (f.cost_model == "analytic") {  // per-op efficiencies of the platform (sim/op_time_scales.h)
+    ASSIGN_OR_RETURN(auto scales, sim::OpTimeScales(simulation.devices()));
+    if (!scales.empty()) costs.description += " (with the platform's op_time_scale properties)";
+    costs.costs = sim::WithOpTimeScales(std::move(costs.costs), std::move(scales));
+  }
   ASSIGN_OR_RETURN(sim::SimResult result, simulation.Run(*graph.graph, costs.costs, options));
   nlohmann::json metrics = sim::MetricsJson(simulation, result, options, costs.description);
   sim::AddValidation(costs.measured_step_s, &metrics);

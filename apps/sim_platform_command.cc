@@ -26,7 +26,7 @@ namespace {
 
 // This machine's CPU as calibrated in sim/platforms/this_machine.xml from a profile
 // (`sim-platform profile:FILE`, docs/simulator.md "Profiles").
-const sim::DeviceClass kThisMachineCpu{"CPU", 47.9e9, 8.37e9, 368, 0};
+const sim::DeviceClass kThisMachineCpu{"CPU", 40.0e9, 6.98e9, 442, 0};
 
 // `text`, the whole of it, as an integer / a finite number > 0. InvalidArgument naming `what`
 // otherwise (std::stoi would read "4x" as 4 and std::stod accepts "nan").
@@ -77,8 +77,7 @@ StatusOr<std::string> CalibratedXml(const std::string& spec) {
             << threads << " threads): " << c.flops_per_s << " FLOP/s, "
             << c.memory_bandwidth_bytes_per_s << " B/s, launch " << c.launch_overhead_ns
             << " ns (step scale " << c.step_scale << ")\n";
-  return sim::SingleCpuXml("cpu0", c.flops_per_s, c.memory_bandwidth_bytes_per_s,
-                           c.launch_overhead_ns);
+  return sim::CalibratedCpuXml(c);
 }
 
 StatusOr<std::string> GenerateXml(const std::string& spec) {

@@ -1,6 +1,10 @@
 #include "sim/profile_calibration.h"
 
 #include <algorithm>
+#include <sstream>
+
+#include "sim/op_time_scales.h"
+#include "sim/platform_generator.h"
 #include <map>
 #include <tuple>
 
@@ -39,10 +43,21 @@ StatusOr<CpuCalibration> CalibrateCpu(const Profile& profile, int threads,
                            "measured with ", threads, " threads, cannot calibrate a roofline");
   c.flops_per_s = flops / flops_ns * 1e9;
   c.memory_bandwidth_bytes_per_s = bytes / bytes_ns * 1e9;
-  // Per configuration: the roofline's sum over its nodes against its measured median step.
+  std::map<std::string, std::pair<double, double>> per_op;  // (measured, roofline) ns
+  for (const ProfilePoint& p : profile.points) {
+    if (p.threads != threads) continue;
+    per_op[p.op].first += p.time_ns;
+    per_op[p.op].second += RooflineNs(p, c);
+  }
+  for (const auto& [op, t] : per_op)
+    if (t.first > 0 && t.second > 0) c.op_time_scale[op] = t.first / t.second;
+  // Per configuration: the scaled roofline's sum over its nodes against its median step.
   std::map<std::tuple<std::string, int64_t>, double> sums;
-  for (const ProfilePoint& p : profile.points)
-    if (p.threads == threads) sums[{p.model, p.batch}] += RooflineNs(p, c);
+  for (const ProfilePoint& p : profile.points) {
+    auto s = c.op_time_scale.find(p.op);
+    if (p.threads == threads)
+      sums[{p.model, p.batch}] += RooflineNs(p, c) * (s == c.op_time_scale.end() ? 1 : s->second);
+  }
   std::vector<double> ratios;
   for (const ProfileStep& s : profile.steps) {
     auto it = sums.find({s.model, s.batch});
@@ -57,6 +72,20 @@ StatusOr<CpuCalibration> CalibrateCpu(const Profile& profile, int threads,
   c.flops_per_s /= c.step_scale;
   c.memory_bandwidth_bytes_per_s /= c.step_scale;
   return c;
+}
+
+StatusOr<std::string> CalibratedCpuXml(const CpuCalibration& c) {
+  ASSIGN_OR_RETURN(std::string xml, SingleCpuXml("cpu0", c.flops_per_s,
+                                                 c.memory_bandwidth_bytes_per_s,
+                                                 c.launch_overhead_ns));
+  std::ostringstream props;
+  props.precision(4);
+  for (const auto& [op, scale] : c.op_time_scale)
+    props << "      <prop id=\"" << kOpTimeScalePrefix << op << "\" value=\"" << scale << "\"/>\n";
+  const size_t end = xml.find("    </host>");
+  if (end == std::string::npos) return Internal("generated platform has no </host>");
+  xml.insert(end, props.str());
+  return xml;
 }
 
 }  // namespace fb::sim

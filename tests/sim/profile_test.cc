@@ -11,6 +11,7 @@
 #include "engine/client/scope.h"
 #include "engine/client/state_ops.h"
 #include "engine/trace/trace_writer.h"
+#include "sim/op_time_scales.h"
 #include "sim/profile.h"
 #include "sim/profile_calibration.h"
 #include "sim/profile_cost_model.h"
@@ -322,6 +323,85 @@ TEST_CASE("Bad profile files give errors naming the file", "[sim][profile]") {
   auto t = MakeSimCosts(*g, Feeds(2), "profile:x.h5,threads=zero");
   REQUIRE_FALSE(t.ok());
   CHECK_THAT(t.status().message(), Contains("threads must be an integer"));
+}
+
+}  // namespace
+}  // namespace fb::sim
+
+namespace fb::sim {
+namespace {
+
+TEST_CASE("Calibration gives per-op time scales", "[sim][profile]") {
+  Profile p;
+  // MatMul at 1 FLOP/ns, Conv2D at 1/3 FLOP/ns: the pooled rate is 0.5 FLOP/ns, so the
+  // roofline gives each 100 + 2e6 ns and the scales are their measured / that.
+  p.points = {{"m", "mm", "MatMul", 1, 1, 1e6, 1e3, 1e6 + 100, 1},
+              {"m", "conv", "Conv2D", 1, 1, 1e6, 1e3, 3e6 + 100, 1},
+              {"m", "add", "Add", 1, 1, 1e3, 1e5, 1e5 + 100, 1},
+              {"m", "id", "Identity", 1, 1, 0, 0, 100, 1}};
+  const double node_sum = 1e6 + 3e6 + 1e5 + 400;
+  p.steps = {{"m", 1, 1, node_sum, 0, node_sum, 10, 0}};
+  auto c = CalibrateCpu(p, 1, "p.h5");
+  REQUIRE(c.ok());
+  CHECK(c->op_time_scale.at("MatMul") == Approx((1e6 + 100) / (2e6 + 100)));
+  CHECK(c->op_time_scale.at("Conv2D") == Approx((3e6 + 100) / (2e6 + 100)));
+  CHECK(c->op_time_scale.at("Add") == Approx(1));
+  CHECK(c->op_time_scale.at("Identity") == Approx(1));
+  CHECK(c->step_scale == Approx(1));  // the scaled roofline reproduces every node
+  auto xml = CalibratedCpuXml(*c);
+  REQUIRE(xml.ok());
+  CHECK_THAT(*xml, Contains("<prop id=\"op_time_scale:Conv2D\" value=\"1.5\"/>"));
+}
+
+TEST_CASE("op_time_scale properties are checked", "[sim][profile]") {
+  auto ok = ParseOpTimeScales({{"op_time_scale:MatMul", "0.5"}, {"device_type", "CPU"}}, "cpu0");
+  REQUIRE(ok.ok());
+  CHECK(ok->size() == 1);
+  CHECK(ok->at("MatMul") == 0.5);
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"op_time_scale:MatMul", "0"}, {"op_time_scale:MatMul", "nan"},
+           {"op_time_scale:MatMul", "2x"}, {"op_time_scale:", "1"}}) {
+    auto bad = ParseOpTimeScales({{key, value}}, "cpu0");
+    INFO(key << "=" << value);
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.status().message(), Contains("host 'cpu0'") && Contains(key));
+  }
+}
+
+// The tiny graph's step with --cost-model analytic on a one-CPU platform with `props`.
+double AnalyticStepNs(const fb::test::TempDir& dir, const std::string& props,
+                      const std::string& tag) {
+  const std::string platform = dir.file(tag + ".xml"), graph = dir.file("g.json");
+  std::ofstream(platform) << R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="machine" routing="Full">
+    <host id="cpu0" speed="1000000000f">
+      <prop id="memory_bandwidth_bytes_per_s" value="1000000000"/>
+      <prop id="launch_overhead_ns" value="1000"/>
+)" << props << R"(    </host>
+  </zone>
+</platform>
+)";
+  REQUIRE(WriteGraphDefFile(TinyGraph()->ToGraphDef(), graph).ok());
+  const std::string json = dir.file(tag + ".json");
+  const std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench sim --graph " + graph +
+                          " --batch 2 --platform " + platform + " --metrics-json " + json +
+                          " > " + dir.file(tag + ".txt") + " 2>&1";
+  INFO(cmd);
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream in(json);
+  return nlohmann::json::parse(in)["median_step_time_s"].get<double>() * 1e9;
+}
+
+TEST_CASE("Analytic cost model applies the platform's op_time_scale", "[sim][profile]") {
+  fb::test::TempDir dir;
+  const double plain = AnalyticStepNs(dir, "", "plain");
+  const double scaled =
+      AnalyticStepNs(dir, "      <prop id=\"op_time_scale:MatMul\" value=\"3\"/>\n", "scaled");
+  // mm alone is scaled: 1000 ns launch + 320 bytes at 1 B/ns (x 40, w 200 read, 80 written;
+  // 200 FLOPs at 1 FLOP/ns is less), three times.
+  CHECK(scaled - plain == Approx(2 * (1000 + 320)).epsilon(1e-6));
 }
 
 }  // namespace
