@@ -143,21 +143,16 @@ ProfileCostModel::StepCorrection ProfileCostModel::Correction(const std::string&
   StepCorrection out;
   out.configurations = static_cast<int>(xy.size());
   if (xy.empty()) return out;
-  if (threads_ == 1 || xy.size() < 2) {
-    // One thread runs one kernel at a time: no overlap to fit, the median residual per step.
-    std::vector<double> r;
-    for (const auto& [x, y] : xy) r.push_back(y);
-    std::sort(r.begin(), r.end());
-    const size_t n = r.size();
-    out.step_overhead_ns = std::max(0.0, n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2);
-    return out;
+  // A shared machine's noise only adds time (preemption), so the smallest residual is the best
+  // estimate: relative to the node sum when negative (traced kernels slower than the untraced
+  // step, or overlapping), absolute otherwise.
+  double min_ratio = INFINITY, min_residual = INFINITY;
+  for (const auto& [x, y] : xy) {
+    min_ratio = std::min(min_ratio, y / x);
+    min_residual = std::min(min_residual, y);
   }
-  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (const auto& [x, y] : xy) n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
-  const double den = n * sxx - sx * sx;
-  const double c = std::clamp(den > 0 ? (n * sxy - sx * sy) / den : 0.0, -0.5, 0.0);
-  out.step_overhead_ns = std::max(0.0, (sy - c * sx) / n);
-  out.node_time_factor = c;
+  if (min_ratio < 0) out.node_time_factor = std::max(min_ratio, -0.5);
+  else out.step_overhead_ns = min_residual;
   return out;
 }
 

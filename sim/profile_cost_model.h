@@ -18,12 +18,12 @@
 //
 // Step correction: what a step spends outside its kernels (the executor; on a shared machine the
 // wake-ups of the client and pool threads, each up to a scheduler time slice; with several
-// threads, kernels overlapping) is fitted on the profiled configurations of the same thread
-// count from their residuals median_step_ns - node_sum_ns:
-//   1 thread (or one configuration): step_overhead_ns = the median residual (>= 0);
-//   more threads: least squares residual = step_overhead_ns + node_time_factor * node_sum_ns with
-//   node_time_factor in [-0.5, 0] (overlap of kernels; a positive factor would only be noise, as
-//   the node times already hold their own preemptions) and step_overhead_ns >= 0.
+// threads, kernels overlapping), from the profiled configurations of the same thread count and
+// their residuals r = median_step_ns - node_sum_ns. The noise of a shared machine only adds
+// time, so the smallest residual is the estimate: when some r / node_sum_ns is negative (traced
+// kernels slower than the untraced step, or kernels overlapping), node_time_factor = the
+// smallest such ratio (at least -0.5) and no step overhead; otherwise step_overhead_ns = the
+// smallest r. (The median residual added a loaded configuration's 6 ms to LeNet's 2 ms steps.)
 // The fit uses the configurations of the simulated model when the profile holds it
 // (MatchingModel: the graph's node names are the profiled model's), else every configuration.
 // The simulator adds step_overhead_ns once per step and scales every node by

@@ -188,21 +188,26 @@ TEST_CASE("Profile cost model prefers the node's own curve within its range", "[
 
 TEST_CASE("Step correction is fitted on the profiled configurations", "[sim][profile]") {
   Profile p = TinyProfile();
-  // One thread: the median residual (step - node sum) of 900, 1000 and 5000 ns.
+  // Residuals (step - node sum) of 900, 1000 and 5000 ns: the smallest is the executor's.
   p.steps = {{"a", 1, 1, 1000 + 900, 0, 1000, 20, 0},
              {"a", 4, 1, 11000 + 1000, 0, 11000, 20, 0},
              {"a", 8, 1, 20000 + 5000, 0, 20000, 20, 0}};
   auto m = ProfileCostModel::Create(p, 1, "p.h5");
   REQUIRE(m.ok());
-  CHECK(m->step_overhead_ns() == Approx(1000));
+  CHECK(m->step_overhead_ns() == Approx(900));
   CHECK(m->node_time_factor() == 0);
-  // Two threads: residual = 1000 - 20% of the node sum (kernels overlapping).
-  p.steps = {{"a", 1, 2, 1000 + 1000 - 200, 0, 1000, 20, 0},
-             {"a", 4, 2, 11000 + 1000 - 2200, 0, 11000, 20, 0}};
+  // Two threads: steps 20% and 10% shorter than their node sums (kernels overlapping).
+  p.steps = {{"a", 1, 2, 1000 - 200, 0, 1000, 20, 0},
+             {"a", 4, 2, 11000 - 1100, 0, 11000, 20, 0}};
   auto m2 = ProfileCostModel::Create(p, 2, "p.h5");
   REQUIRE(m2.ok());
-  CHECK(m2->step_overhead_ns() == Approx(1000));
+  CHECK(m2->step_overhead_ns() == 0);
   CHECK(m2->node_time_factor() == Approx(-0.2));
+  // At most -0.5.
+  p.steps = {{"a", 1, 2, 100, 0, 1000, 20, 0}};
+  auto m3 = ProfileCostModel::Create(p, 2, "p.h5");
+  REQUIRE(m3.ok());
+  CHECK(m3->node_time_factor() == Approx(-0.5));
 }
 
 TEST_CASE("Step correction uses the simulated model's configurations", "[sim][profile]") {
@@ -219,10 +224,10 @@ TEST_CASE("Step correction uses the simulated model's configurations", "[sim][pr
   CHECK(m->MatchingModel({"conv", "fc"}) == "big");
   CHECK(m->MatchingModel({"fc"}) == "small");
   CHECK(m->MatchingModel({"fc", "x", "y"}).empty());
-  CHECK(m->Correction("big").step_overhead_ns == Approx(4000));
+  CHECK(m->Correction("big").step_overhead_ns == Approx(3000));
   CHECK(m->Correction("big").configurations == 2);
   CHECK(m->Correction("small").step_overhead_ns == Approx(100));
-  CHECK(m->Correction("").step_overhead_ns == Approx(3000));  // median of every configuration
+  CHECK(m->Correction("").step_overhead_ns == Approx(100));  // over every configuration
   CHECK(m->Correction("").configurations == 3);
 }
 
