@@ -2,7 +2,8 @@
 //   flowbench sim (--graph G.json | --model NAME) --platform P.xml [--placer NAME]
 //                 [--schedule fifo|critical-path|alap-recv] [--replicas N] [--ps K]
 //                 [--mode sync|async|backup:B] [--compression on|off]
-//                 [--cost-model analytic|measured:TRACE.h5|measured-mean:TRACE.h5] [--steps S] [--concurrent-steps C]
+//                 [--cost-model analytic|measured:TRACE.h5|measured-mean:TRACE.h5|profile:FILE]
+//                 [--steps S] [--concurrent-steps C]
 //                 [--stragglers P:F] [--seed N] [--batch-size B] [--trace OUT.h5]
 //                 [--metrics-json FILE] [--allreduce-algorithm A] [--check-memory]
 //                 [--loop-iterations N]
@@ -13,6 +14,7 @@
 
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
+#include "sim/op_time_scales.h"
 #include "sim/sim_costs.h"
 #include "sim/sim_metrics.h"
 #include "sim/sim_trace.h"
@@ -67,10 +69,17 @@ Status RunSim(const SimFlags& f) {
   RETURN_IF_ERROR(simulation.LoadPlatform(platform));
   ASSIGN_OR_RETURN(sim::CostModelHandle costs, sim::MakeSimCosts(*graph.graph, graph.feed_shapes,
                                                                  f.cost_model));
+  if (f.cost_model == "analytic") {  // per-op efficiencies of the platform (sim/op_time_scales.h)
+    ASSIGN_OR_RETURN(auto scales, sim::OpTimeScales(simulation.devices()));
+    if (!scales.empty()) costs.description += " (with the platform's op_time_scale properties)";
+    costs.costs = sim::WithOpTimeScales(std::move(costs.costs), std::move(scales));
+  }
   ASSIGN_OR_RETURN(sim::SimResult result, simulation.Run(*graph.graph, costs.costs, options));
   nlohmann::json metrics = sim::MetricsJson(simulation, result, options, costs.description);
   sim::AddValidation(costs.measured_step_s, &metrics);
-  std::cout << sim::FormatSummary(metrics);
+  std::cout << "cost model: " << costs.description << "\n" << sim::FormatSummary(metrics);
+  if (!metrics.contains("validation"))
+    std::cout << "validation: no measurement of this configuration\n";
   if (!f.metrics_json.empty()) {
     std::ofstream out(f.metrics_json);
     if (!(out << metrics.dump(2) << "\n"))
@@ -117,7 +126,7 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
                   "Iterations of every while loop when the cost model has no count (trace)");
   cmd->add_option("--compression", f.compression, "on | off (lossy 16-bit transfers)")
       ->capture_default_str();
-  cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step)")->capture_default_str();
+  cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step) | profile:FILE[,threads=N] (flowbench profile)")->capture_default_str();
   cmd->add_option("--steps", f.steps, "Steps to simulate")
       ->check(PositiveCount(kMaxSimSteps))->capture_default_str();
   cmd->add_option("--concurrent-steps", f.concurrent_steps, "Steps in flight per replica")

@@ -6,10 +6,13 @@
 //                                                           machine (CPUs as this_machine.xml)
 //   flowbench sim-platform emulated:4:1gbit:50us[:star|two-level][:ps=1,worker=3] OUT.xml
 //                                    the cluster of `scripts/cluster up 4 --bandwidth 1gbit ...`
+//   flowbench sim-platform profile:FILE[,threads=N] OUT.xml one CPU device calibrated from a
+//                                                           `flowbench profile` file
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -18,13 +21,15 @@
 #include "apps/commands.h"
 #include "sim/emulated_cluster_platform.h"
 #include "sim/platform_generator.h"
+#include "sim/profile_calibration.h"
 #include "sim/platform_validation.h"
 
 namespace fb::apps {
 namespace {
 
-// This machine's CPU as calibrated in sim/platforms/this_machine.xml (docs/simulator.md).
-const sim::DeviceClass kThisMachineCpu{"CPU", 14.5e9, 3.7e9, 1000, 0};
+// This machine's CPU as calibrated in sim/platforms/this_machine.xml from a profile
+// (`sim-platform profile:FILE`, docs/simulator.md "Profiles").
+const sim::DeviceClass kThisMachineCpu{"CPU", 40.0e9, 6.98e9, 442, 0};
 
 // `text`, the whole of it, as an integer / a finite number > 0. InvalidArgument naming `what`
 // otherwise (std::stoi would read "4x" as 4 and std::stod accepts "nan").
@@ -78,7 +83,26 @@ StatusOr<std::string> EmulatedXml(const std::vector<std::string>& parts) {
   return sim::EmulatedClusterXml(e, kThisMachineCpu);
 }
 
+// "profile:FILE[,threads=N]": the roofline of sim/profile_calibration.h.
+StatusOr<std::string> CalibratedXml(const std::string& spec) {
+  std::string path = spec.substr(8);
+  int threads = 1;
+  if (const size_t comma = path.rfind(",threads="); comma != std::string::npos) {
+    ASSIGN_OR_RETURN(threads, ParseInt(path.substr(comma + 9), "threads"));
+    if (threads < 1) return InvalidArgument("threads must be >= 1, got ", threads);
+    path = path.substr(0, comma);
+  }
+  ASSIGN_OR_RETURN(sim::Profile profile, sim::ReadProfile(path));
+  ASSIGN_OR_RETURN(sim::CpuCalibration c, sim::CalibrateCpu(profile, threads, path));
+  std::cout << "calibrated from " << path << " (" << c.configurations << " configurations, "
+            << threads << " threads): " << c.flops_per_s << " FLOP/s, "
+            << c.memory_bandwidth_bytes_per_s << " B/s, launch " << c.launch_overhead_ns
+            << " ns (step scale " << c.step_scale << ")\n";
+  return sim::CalibratedCpuXml(c);
+}
+
 StatusOr<std::string> GenerateXml(const std::string& spec) {
+  if (spec.rfind("profile:", 0) == 0) return CalibratedXml(spec);
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
     size_t colon = spec.find(':', start);
@@ -124,8 +148,9 @@ FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
   static std::string spec;
   static std::string out;
   auto* cmd = app->add_subcommand("sim-platform", "Generate a SimGrid platform XML");
-  cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:ps=1,worker=3 or "
-                 "emulated:N:RATE:DELAY[:star|two-level][:JOBS] (scripts/cluster's network)")->required();
+  cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:ps=1,worker=3, "
+                 "emulated:N:RATE:DELAY[:star|two-level][:JOBS] (scripts/cluster's network) or "
+                 "profile:FILE[,threads=N]")->required();
   cmd->add_option("out", out, "Output .xml")->required();
   cmd->callback([] {
     if (Status s = GeneratePlatform(spec, out); !s.ok()) Fail("sim-platform", s);

@@ -4,6 +4,7 @@
 #include "engine/trace/trace_summary.h"
 #include "experiments/models/model_graph.h"
 #include "sim/measured_latencies.h"
+#include "sim/profile_sim_costs.h"
 #include "sim/synthetic_graph.h"
 
 namespace fb::sim {
@@ -62,6 +63,7 @@ StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string
 StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
                                        const std::map<std::string, TensorShape>& feed_shapes,
                                        const std::string& spec) {
+  if (spec.rfind("profile:", 0) == 0) return MakeProfileSimCosts(g, feed_shapes, spec);
   CostModelHandle h;
   CostModelOptions options;
   options.feed_shapes = feed_shapes;
@@ -70,10 +72,14 @@ StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
   if (mean || spec.rfind("measured:", 0) == 0) {
     const std::string path = spec.substr(spec.find(':') + 1);
     ASSIGN_OR_RETURN(Trace trace, TraceReader::Open(path));
+    // A trace answers for the configuration it ran only (issue 17: a batch-64 trace predicted
+    // the same step for every batch and reported its own steps as the "measurement").
+    ASSIGN_OR_RETURN(CostModel shapes, CostModel::Create(g, DeviceSet{DeviceDesc{}}, {}, options));
+    RETURN_IF_ERROR(CheckTraceConfiguration(trace, g, shapes));
     // Means compose: the sum of per-node means over a set of steps is the mean of their sums.
     // "measured:" averages over the typical steps (predicting the median step), "measured-mean:"
     // over every step (predicting the mean step).
-    const std::set<int64_t> typical = TypicalSteps(trace);
+    const std::set<int64_t> typical = TypicalTracedSteps(trace);
     const std::set<int64_t>* steps = mean ? nullptr : &typical;
     auto measured = std::make_shared<MeasuredCosts>(
         MeasuredCosts::FromTrace(trace, MeasuredCosts::Statistic::kMean, steps));
@@ -86,8 +92,8 @@ StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
     h.costs.dispatch_s = [lat](const std::string& d) { return Lookup(lat->dispatch_s, d); };
     h.costs.completion_s = [lat](const std::string& d) { return Lookup(lat->completion_s, d); };
   } else if (spec != "analytic") {
-    return InvalidArgument("--cost-model must be analytic, measured:TRACE.h5 or "
-                           "measured-mean:TRACE.h5, got '", spec, "'");
+    return InvalidArgument("--cost-model must be analytic, measured:TRACE.h5, "
+                           "measured-mean:TRACE.h5 or profile:FILE[,threads=N], got '", spec, "'");
   }
   ASSIGN_OR_RETURN(CostModel model, CostModel::Create(g, DeviceSet{DeviceDesc{}}, {}, options));
   auto cm = std::make_shared<const CostModel>(std::move(model));

@@ -1,0 +1,221 @@
+#include "sim/profile.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstring>
+
+#include "engine/trace/hdf5_checked.h"
+#include "engine/trace/hdf5_util.h"
+
+namespace fb::sim {
+namespace {
+
+constexpr size_t kShortName = 64, kNodeName = 192;
+
+struct PointRow {
+  char model[kShortName];
+  char node[kNodeName];
+  char op[kShortName];
+  int64_t batch;
+  int32_t threads;
+  int32_t samples;
+  double flops, bytes, time_ns;
+};
+
+struct StepRow {
+  char model[kShortName];
+  int64_t batch;
+  int32_t threads;
+  int32_t steps;
+  double median_step_ns, mean_step_ns, node_sum_ns, load_average;
+};
+
+struct ExecutorRow {
+  int32_t threads;
+  int32_t pad;
+  double per_step_ns, per_node_inline_ns, per_node_pool_ns;
+};
+
+h5::Handle FixedString(size_t bytes) {
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, bytes);
+  H5Tset_strpad(t, H5T_STR_NULLPAD);
+  return h5::Handle(t, H5Tclose);
+}
+
+h5::Handle Compound(size_t size) { return h5::Handle(H5Tcreate(H5T_COMPOUND, size), H5Tclose); }
+
+#define FB_PROFILE_FIELD(handle, Struct, field, type) \
+  H5Tinsert((handle).get(), #field, offsetof(Struct, field), type)
+
+h5::Handle PointType() {
+  h5::Handle t = Compound(sizeof(PointRow));
+  h5::Handle short_name = FixedString(kShortName), node_name = FixedString(kNodeName);
+  FB_PROFILE_FIELD(t, PointRow, model, short_name.get());
+  FB_PROFILE_FIELD(t, PointRow, node, node_name.get());
+  FB_PROFILE_FIELD(t, PointRow, op, short_name.get());
+  FB_PROFILE_FIELD(t, PointRow, batch, H5T_NATIVE_INT64);
+  FB_PROFILE_FIELD(t, PointRow, threads, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, PointRow, samples, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, PointRow, flops, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, PointRow, bytes, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, PointRow, time_ns, H5T_NATIVE_DOUBLE);
+  return t;
+}
+
+h5::Handle StepType() {
+  h5::Handle t = Compound(sizeof(StepRow));
+  h5::Handle short_name = FixedString(kShortName);
+  FB_PROFILE_FIELD(t, StepRow, model, short_name.get());
+  FB_PROFILE_FIELD(t, StepRow, batch, H5T_NATIVE_INT64);
+  FB_PROFILE_FIELD(t, StepRow, threads, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, StepRow, steps, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, StepRow, median_step_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, StepRow, mean_step_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, StepRow, node_sum_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, StepRow, load_average, H5T_NATIVE_DOUBLE);
+  return t;
+}
+
+h5::Handle ExecutorType() {
+  h5::Handle t = Compound(sizeof(ExecutorRow));
+  FB_PROFILE_FIELD(t, ExecutorRow, threads, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, ExecutorRow, per_step_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, per_node_inline_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, per_node_pool_ns, H5T_NATIVE_DOUBLE);
+  return t;
+}
+
+Status CopyName(const std::string& name, char* field, size_t size, const char* what) {
+  if (name.size() >= size)
+    return InvalidArgument("profile: ", what, " name '", name, "' is longer than ", size - 1,
+                           " bytes");
+  std::memset(field, 0, size);
+  std::memcpy(field, name.data(), name.size());
+  return Status::OK();
+}
+
+std::string FieldString(const char* field, size_t size) {
+  return std::string(field, strnlen(field, size));
+}
+
+Status CheckValues(const std::string& path, const char* table, size_t row,
+                   std::initializer_list<double> values, int64_t batch, int32_t threads) {
+  for (double v : values)
+    if (!std::isfinite(v) || v < 0)
+      return InvalidArgument(path, ": profile ", table, " row ", row,
+                             " holds a negative or non-finite time, FLOP or byte count (", v, ")");
+  if (batch < 1 || threads < 1)
+    return InvalidArgument(path, ": profile ", table, " row ", row, " has batch ", batch,
+                           " and threads ", threads, ", expected both >= 1");
+  return Status::OK();
+}
+
+Status WriteTables(hid_t root, const Profile& p, const std::string& path) {
+  std::vector<PointRow> points(p.points.size());
+  for (size_t i = 0; i < points.size(); ++i) {
+    const ProfilePoint& s = p.points[i];
+    PointRow& r = points[i];
+    RETURN_IF_ERROR(CopyName(s.model, r.model, kShortName, "model"));
+    RETURN_IF_ERROR(CopyName(s.node, r.node, kNodeName, "node"));
+    RETURN_IF_ERROR(CopyName(s.op, r.op, kShortName, "op type"));
+    r.batch = s.batch, r.threads = s.threads, r.samples = s.samples;
+    r.flops = s.flops, r.bytes = s.bytes, r.time_ns = s.time_ns;
+  }
+  std::vector<StepRow> steps(p.steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const ProfileStep& s = p.steps[i];
+    StepRow& r = steps[i];
+    RETURN_IF_ERROR(CopyName(s.model, r.model, kShortName, "model"));
+    r.batch = s.batch, r.threads = s.threads, r.steps = s.steps;
+    r.median_step_ns = s.median_step_ns, r.mean_step_ns = s.mean_step_ns;
+    r.node_sum_ns = s.node_sum_ns, r.load_average = s.load_average;
+  }
+  std::vector<ExecutorRow> executor(p.executor.size());
+  for (size_t i = 0; i < executor.size(); ++i) {
+    const ProfileExecutor& s = p.executor[i];
+    executor[i] = {s.threads, 0, s.per_step_ns, s.per_node_inline_ns, s.per_node_pool_ns};
+  }
+  RETURN_IF_ERROR(h5::WriteTable(root, "points", PointType().get(), points, path));
+  RETURN_IF_ERROR(h5::WriteTable(root, "steps", StepType().get(), steps, path));
+  return h5::WriteTable(root, "executor", ExecutorType().get(), executor, path);
+}
+
+}  // namespace
+
+Status WriteProfile(const std::string& path, const Profile& p) {
+  h5::Hdf5Guard guard;
+  h5::Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (!file.valid()) return h5::Error(Code::kInternal, path, "cannot create profile file");
+  const hid_t root = file.get();
+  RETURN_IF_ERROR(h5::WriteFixedStringAttr(root, "format", kProfileFormat, path));
+  RETURN_IF_ERROR(h5::WriteAttr(root, "schema_version", p.schema_version, path));
+  RETURN_IF_ERROR(h5::WriteAttr(root, "host", p.host, path));
+  RETURN_IF_ERROR(h5::WriteAttr(root, "created", p.created, path));
+  RETURN_IF_ERROR(h5::WriteAttr(root, "command_line", p.command_line, path));
+  RETURN_IF_ERROR(WriteTables(root, p, path));
+  if (!file.Reset()) return h5::Error(Code::kInternal, path, "cannot close profile file");
+  return Status::OK();
+}
+
+namespace {
+
+Status ReadTables(hid_t root, const h5::FileBounds& f, Profile* p) {
+  const std::string& path = f.path;
+  ASSIGN_OR_RETURN(auto points, h5::ReadCheckedTable<PointRow>(root, "points",
+                                                                   PointType().get(), f));
+  for (size_t i = 0; i < points.size(); ++i) {
+    const PointRow& r = points[i];
+    RETURN_IF_ERROR(CheckValues(path, "/points", i, {r.flops, r.bytes, r.time_ns}, r.batch,
+                                r.threads));
+    p->points.push_back({FieldString(r.model, kShortName), FieldString(r.node, kNodeName),
+                         FieldString(r.op, kShortName), r.batch, r.threads, r.flops, r.bytes,
+                         r.time_ns, r.samples});
+  }
+  ASSIGN_OR_RETURN(auto steps, h5::ReadCheckedTable<StepRow>(root, "steps", StepType().get(),
+                                                                f));
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const StepRow& r = steps[i];
+    RETURN_IF_ERROR(CheckValues(path, "/steps", i,
+                                {r.median_step_ns, r.mean_step_ns, r.node_sum_ns, r.load_average},
+                                r.batch, r.threads));
+    p->steps.push_back({FieldString(r.model, kShortName), r.batch, r.threads, r.median_step_ns,
+                        r.mean_step_ns, r.node_sum_ns, r.steps, r.load_average});
+  }
+  ASSIGN_OR_RETURN(auto executor, h5::ReadCheckedTable<ExecutorRow>(
+                                      root, "executor", ExecutorType().get(), f));
+  for (size_t i = 0; i < executor.size(); ++i) {
+    const ExecutorRow& r = executor[i];
+    RETURN_IF_ERROR(CheckValues(path, "/executor", i,
+                                {r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns}, 1,
+                                r.threads));
+    p->executor.push_back({r.threads, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns});
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusOr<Profile> ReadProfile(const std::string& path) {
+  h5::Hdf5Guard guard;
+  ASSIGN_OR_RETURN(h5::FileBounds f, h5::GetFileBounds(path));
+  ASSIGN_OR_RETURN(h5::Handle file, h5::OpenFileForRead(path, "profile"));
+  const hid_t root = file.get();
+  StatusOr<std::string> format = h5::ReadCheckedFixedStringAttr(root, "format", 64, f);
+  if (!format.ok() || *format != kProfileFormat)
+    return InvalidArgument(path, ": not a flowbench profile (expected the root attribute ",
+                           "format = '", kProfileFormat, "', ",
+                           format.ok() ? "found '" + *format + "'" : format.status().message(),
+                           ")");
+  Profile p;
+  ASSIGN_OR_RETURN(p.schema_version, h5::ReadCheckedIntAttr(root, "schema_version", f));
+  if (p.schema_version != kProfileSchemaVersion)
+    return FailedPrecondition(path, ": profile schema_version is ", p.schema_version,
+                              ", this flowbench reads version ", kProfileSchemaVersion,
+                              " (rerun flowbench profile)");
+  RETURN_IF_ERROR(ReadTables(root, f, &p));
+  return p;
+}
+
+}  // namespace fb::sim

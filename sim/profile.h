@@ -1,0 +1,82 @@
+#pragma once
+// A performance profile of one host (issue 17): what `flowbench profile` measured and what the
+// simulator's `--cost-model profile:FILE` (sim/profile_cost_model.h) and `flowbench sim-platform
+// profile:FILE` (sim/profile_calibration.h) read. One HDF5 file per host and device, schema in
+// docs/simulator.md ("Profiles"):
+//
+//   root attributes   format = "flowbench-profile", schema_version (int, kProfileSchemaVersion),
+//                     host, created, command_line (strings, for people; the reader ignores them)
+//   /points           ProfilePointRecord[]: one row per (model, batch, threads, node): the node's
+//                     op type, its FLOPs and bytes accessed per execution (the analytic cost
+//                     model's formulas, engine/placement/op_cost.h, over the shapes of that
+//                     configuration) and its mean measured duration over the typical traced steps
+//   /steps            ProfileStepRecord[]: per (model, batch, threads): the median and mean of
+//                     the untraced steps, the sum of the node means, the load average
+//   /executor         ProfileExecutorRecord[]: per thread count, the executor's fixed costs
+//                     measured on null graphs (one NoOp; a chain and a fan-out of NoOps)
+//
+// Strings are fixed-size NUL-padded fields of the compound records (h5py/pandas read them as
+// bytes), so the reader never follows variable-length heap ids of an untrusted file.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/framework/status.h"
+
+namespace fb::sim {
+
+inline constexpr int64_t kProfileSchemaVersion = 1;
+inline constexpr const char* kProfileFormat = "flowbench-profile";
+
+struct ProfilePoint {
+  std::string model, node, op;  // model name, node name, op type
+  int64_t batch = 0;
+  int32_t threads = 1;
+  double flops = 0;         // per execution
+  double bytes = 0;         // bytes read plus written per execution
+  double time_ns = 0;       // mean duration over the typical traced steps
+  int32_t samples = 0;      // executions averaged
+};
+
+struct ProfileStep {
+  std::string model;
+  int64_t batch = 0;
+  int32_t threads = 1;
+  double median_step_ns = 0;  // untraced steps
+  double mean_step_ns = 0;
+  double node_sum_ns = 0;     // sum of the model's point times (one step's kernels)
+  int32_t steps = 0;          // untraced steps timed
+  double load_average = 0;    // 1-minute load average when the configuration finished
+};
+
+// The executor's fixed costs with `threads` threads, ns: `per_step_ns` is the median Run of a
+// graph of one NoOp (the client's Run, the executor's start and completion); per node, the extra
+// time per NoOp of a chain (each node made ready by its predecessor and run inline on the thread
+// that finished it) and of a fan-out (independent nodes dispatched through the pool).
+struct ProfileExecutor {
+  int32_t threads = 1;
+  double per_step_ns = 0;
+  double per_node_inline_ns = 0;
+  double per_node_pool_ns = 0;
+};
+
+struct Profile {
+  int64_t schema_version = kProfileSchemaVersion;
+  std::string host, created, command_line;  // written, not read back
+  std::vector<ProfilePoint> points;
+  std::vector<ProfileStep> steps;
+  std::vector<ProfileExecutor> executor;
+};
+
+// Writes `p` to `path` (replacing it). Model, node and op names longer than their fields (63,
+// 191, 63 bytes) are refused with InvalidArgument naming the name; Internal naming the file for
+// HDF5 failures.
+Status WriteProfile(const std::string& path, const Profile& p);
+
+// Reads a profile written by WriteProfile. Errors name the file: NotFound (no such file), DataLoss
+// (not HDF5, truncated), InvalidArgument (format attribute missing or not "flowbench-profile", a
+// table missing or of the wrong type, a non-finite or negative time, FLOPs or bytes, a thread
+// count or batch < 1), FailedPrecondition (schema_version other than kProfileSchemaVersion).
+StatusOr<Profile> ReadProfile(const std::string& path);
+
+}  // namespace fb::sim

@@ -1,0 +1,208 @@
+#include "sim/profile_cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace fb::sim {
+namespace {
+
+using Curve = ProfileCostModel::Curve;
+
+// Least squares t = a + b * w over the points, with a >= 0 and b > 0 (a roofline with a launch
+// cost); degenerate sets fall back to the line through the origin and the largest point.
+void FitRoofline(Curve* c) {
+  const auto& p = c->points;
+  if (p.empty()) return;
+  const double n = static_cast<double>(p.size());
+  double sw = 0, st = 0, sww = 0, swt = 0;
+  for (const auto& [w, t] : p) sw += w, st += t, sww += w * w, swt += w * t;
+  const double den = n * sww - sw * sw;
+  double b = den > 0 ? (n * swt - sw * st) / den : 0;
+  double a = (st - b * sw) / n;
+  if (!(b > 0) || !(a >= 0)) {
+    a = 0;
+    b = p.back().second / p.back().first;
+  }
+  c->fit_a_ns = a;
+  c->fit_ns_per_work = b;
+}
+
+// Sorts by work, averages points within 1% of each other, fits the roofline.
+Curve MakeCurve(bool by_flops, std::vector<std::pair<double, double>> points,
+                const std::vector<double>& zero_work_ns) {
+  Curve c;
+  c.by_flops = by_flops;
+  std::sort(points.begin(), points.end());
+  for (size_t i = 0; i < points.size();) {
+    size_t j = i;
+    double w = 0, t = 0;
+    while (j < points.size() && points[j].first <= points[i].first * 1.01)
+      w += points[j].first, t += points[j].second, ++j;
+    const double k = static_cast<double>(j - i);
+    c.points.emplace_back(w / k, t / k);
+    i = j;
+  }
+  if (!zero_work_ns.empty()) {
+    c.has_constant = true;
+    for (double t : zero_work_ns) c.constant_ns += t;
+    c.constant_ns /= static_cast<double>(zero_work_ns.size());
+  }
+  FitRoofline(&c);
+  return c;
+}
+
+double Work(bool by_flops, double flops, double bytes) { return by_flops ? flops : bytes; }
+
+bool InRange(const Curve& c, double work) {
+  return !c.points.empty() && work >= c.points.front().first / 1.01 &&
+         work <= c.points.back().first * 1.01;
+}
+
+// Distance in log(work) from the curve's measured range (0 inside).
+double RangeDistance(const Curve& c, double work) {
+  if (c.points.empty()) return INFINITY;
+  const double lo = c.points.front().first, hi = c.points.back().first;
+  if (work < lo) return std::log(lo / work);
+  if (work > hi) return std::log(work / hi);
+  return 0;
+}
+
+}  // namespace
+
+double CurveTimeNs(const Curve& c, double work, bool* inside) {
+  *inside = InRange(c, work);
+  const auto& p = c.points;
+  if (!*inside) return c.fit_a_ns + c.fit_ns_per_work * work;
+  if (p.size() == 1 || work <= p.front().first) return p.front().second;
+  if (work >= p.back().first) return p.back().second;
+  auto hi = std::lower_bound(p.begin(), p.end(), std::make_pair(work, -HUGE_VAL));
+  auto lo = hi - 1;
+  const double f = std::log(work / lo->first) / std::log(hi->first / lo->first);
+  return std::exp(std::log(lo->second) + f * std::log(hi->second / lo->second));
+}
+
+StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int threads,
+                                                    const std::string& path) {
+  ProfileCostModel m;
+  m.threads_ = threads;
+  std::set<int> counts;
+  std::map<std::string, std::vector<const ProfilePoint*>> by_op;
+  for (const ProfilePoint& p : profile.points) {
+    counts.insert(p.threads);
+    if (p.threads != threads) continue;
+    by_op[p.op].push_back(&p);
+    m.model_nodes_[p.model].insert(p.node);
+  }
+  if (by_op.empty()) {
+    std::ostringstream held;
+    for (int t : counts) held << (held.tellp() ? ", " : "") << t;
+    return InvalidArgument("profile '", path, "' has no measurement with ", threads,
+                           " threads (it holds thread counts: ",
+                           counts.empty() ? "none" : held.str(), ")");
+  }
+  for (const auto& [op, points] : by_op) {
+    bool by_flops = false;
+    for (const ProfilePoint* p : points) by_flops |= p->flops > 0;
+    // Per op type, and per (op type, node name, model).
+    std::map<std::string, std::pair<std::vector<std::pair<double, double>>, std::vector<double>>>
+        groups;
+    auto& all = groups[""];
+    for (const ProfilePoint* p : points) {
+      const double w = Work(by_flops, p->flops, p->bytes);
+      for (auto* g : {&all, &groups[p->model + "\n" + p->node]}) {
+        if (w > 0 && p->time_ns > 0) g->first.emplace_back(w, p->time_ns);
+        else g->second.push_back(p->time_ns);
+      }
+    }
+    for (auto& [key, g] : groups) {
+      Curve c = MakeCurve(by_flops, std::move(g.first), g.second);
+      if (key.empty()) {
+        m.by_op_[op] = std::move(c);
+      } else {
+        m.by_node_[{op, key.substr(key.find('\n') + 1)}].push_back(std::move(c));
+      }
+    }
+  }
+  for (const ProfileExecutor& e : profile.executor)
+    if (e.threads == threads) m.executor_ = e;
+  for (const ProfileStep& s : profile.steps)
+    if (s.threads == threads) m.steps_.push_back(s);
+  return m;
+}
+
+ProfileCostModel::StepCorrection ProfileCostModel::Correction(const std::string& model) const {
+  std::vector<std::pair<double, double>> xy;  // (node sum, step - node sum)
+  for (bool all : {false, true}) {
+    for (const ProfileStep& s : steps_)
+      if ((all || s.model == model) && s.node_sum_ns > 0 && s.median_step_ns > 0)
+        xy.emplace_back(s.node_sum_ns, s.median_step_ns - s.node_sum_ns);
+    if (!xy.empty()) break;
+  }
+  StepCorrection out;
+  out.configurations = static_cast<int>(xy.size());
+  if (xy.empty()) return out;
+  // A shared machine's noise only adds time (preemption), so the smallest residual is the best
+  // estimate: relative to the node sum when negative (traced kernels slower than the untraced
+  // step, or overlapping), absolute otherwise.
+  double min_ratio = INFINITY, min_residual = INFINITY;
+  for (const auto& [x, y] : xy) {
+    min_ratio = std::min(min_ratio, y / x);
+    min_residual = std::min(min_residual, y);
+  }
+  if (min_ratio < 0) out.node_time_factor = std::max(min_ratio, -0.5);
+  else out.step_overhead_ns = min_residual;
+  return out;
+}
+
+std::string ProfileCostModel::MatchingModel(const std::vector<std::string>& nodes) const {
+  for (const auto& [model, names] : model_nodes_) {
+    size_t found = 0;
+    for (const std::string& n : nodes) found += names.count(n);
+    if (found >= 0.9 * static_cast<double>(nodes.size()) &&
+        found >= 0.9 * static_cast<double>(names.size()))
+      return model;
+  }
+  return "";
+}
+
+ProfilePrediction ProfileCostModel::Predict(const std::string& op, const std::string& node,
+                                            const OpWork& work) const {
+  ProfilePrediction out;
+  auto op_it = by_op_.find(op);
+  if (op_it == by_op_.end()) return out;
+  const Curve& op_curve = op_it->second;
+  const double w = Work(op_curve.by_flops, work.flops, work.bytes_accessed);
+  auto node_it = by_node_.find({op, node});
+  if (w <= 0) {
+    // No work: the node's own mean where it was profiled without work, else the op type's.
+    if (node_it != by_node_.end())
+      for (const Curve& c : node_it->second)
+        if (c.has_constant) return {c.constant_ns, ProfilePrediction::Source::kInterpolated};
+    if (op_curve.has_constant)
+      return {op_curve.constant_ns, ProfilePrediction::Source::kInterpolated};
+    return {op_curve.points.front().second, ProfilePrediction::Source::kExtrapolated};
+  }
+  // The curve to read: the node's own within range, the op type's within range, else the curve
+  // nearest in work (extrapolated).
+  const Curve* best = nullptr;
+  double best_distance = INFINITY;
+  auto consider = [&](const Curve& c) {
+    const double d = RangeDistance(c, w);
+    if (d < best_distance) best = &c, best_distance = d;
+  };
+  if (node_it != by_node_.end())
+    for (const Curve& c : node_it->second) consider(c);
+  if (best == nullptr || !InRange(*best, w)) consider(op_curve);
+  if (best == nullptr || best->points.empty())
+    return {op_curve.has_constant ? op_curve.constant_ns : 0,
+            ProfilePrediction::Source::kExtrapolated};
+  bool inside = false;
+  out.time_ns = CurveTimeNs(*best, w, &inside);
+  out.source = inside ? ProfilePrediction::Source::kInterpolated
+                      : ProfilePrediction::Source::kExtrapolated;
+  return out;
+}
+
+}  // namespace fb::sim

@@ -1,0 +1,95 @@
+#pragma once
+// Node times predicted from a host profile (sim/profile.h), for `--cost-model profile:FILE`:
+// a node's time is read off the measured time-against-work curve of its op type, where work is
+// the node's FLOPs (ops the analytic model gives FLOPs) or else its bytes accessed, both from the
+// analytic cost model's formulas (engine/placement/op_cost.h) over the simulated shapes.
+//
+//   1. the curve of the same op type and node name (one per profiled model; a profiled node at
+//      several batch sizes), when the node's work lies within its measured range (within 1%);
+//   2. else the curve of every profiled node of that op type, when within its range;
+//   3. else (outside every measured range) extrapolated by a roofline fitted to the nearest such
+//      curve: time = a + work / rate (least squares over the curve's points, a >= 0, rate > 0,
+//      i.e. a launch cost and the efficiency reached) -- flagged kExtrapolated;
+//   4. an op type the profile never measured: kUnprofiled (the caller falls back to the
+//      analytic roofline of the platform's device).
+// Interpolation is linear in log(work)-log(time) between the curve's points (points whose work
+// differs by under 1% are averaged first). Ops with no work (Identity, NoOp, Const ...) take the
+// mean time of their op type. Only points of one thread count are used.
+//
+// Step correction: what a step spends outside its kernels (the executor; on a shared machine the
+// wake-ups of the client and pool threads, each up to a scheduler time slice; with several
+// threads, kernels overlapping), from the profiled configurations of the same thread count and
+// their residuals r = median_step_ns - node_sum_ns. The noise of a shared machine only adds
+// time, so the smallest residual is the estimate: when some r / node_sum_ns is negative (traced
+// kernels slower than the untraced step, or kernels overlapping), node_time_factor = the
+// smallest such ratio (at least -0.5) and no step overhead; otherwise step_overhead_ns = the
+// smallest r. (The median residual added a loaded configuration's 6 ms to LeNet's 2 ms steps.)
+// The fit uses the configurations of the simulated model when the profile holds it
+// (MatchingModel: the graph's node names are the profiled model's), else every configuration.
+// The simulator adds step_overhead_ns once per step and scales every node by
+// 1 + node_time_factor. Immutable after Create; thread-safe.
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/placement/op_cost.h"
+#include "sim/profile.h"
+
+namespace fb::sim {
+
+struct ProfilePrediction {
+  enum class Source { kInterpolated, kExtrapolated, kUnprofiled };
+  double time_ns = 0;  // 0 for kUnprofiled
+  Source source = Source::kUnprofiled;
+};
+
+class ProfileCostModel {
+ public:
+  // The points of `profile` measured with `threads` threads. InvalidArgument naming `path` and
+  // listing the thread counts it holds when it has no point with `threads`.
+  static StatusOr<ProfileCostModel> Create(const Profile& profile, int threads,
+                                           const std::string& path);
+
+  ProfilePrediction Predict(const std::string& op, const std::string& node,
+                            const OpWork& work) const;
+  // The executor's fixed costs for this thread count (zeros when the profile has none).
+  const ProfileExecutor& executor() const { return executor_; }
+  int threads() const { return threads_; }
+  struct StepCorrection {
+    double step_overhead_ns = 0, node_time_factor = 0;
+    int configurations = 0;  // profiled configurations it was fitted on
+  };
+  // Fitted on the configurations of `model` ("" or a model without configurations: all).
+  StepCorrection Correction(const std::string& model = "") const;
+  // The profiled model (with these threads) whose node names cover at least 90% of `nodes` and
+  // of its own; "" when none does.
+  std::string MatchingModel(const std::vector<std::string>& nodes) const;
+  double step_overhead_ns() const { return Correction().step_overhead_ns; }
+  double node_time_factor() const { return Correction().node_time_factor; }
+
+  // A curve of time (ns) against work, sorted by work > 0; `constant_ns` for ops without work.
+  struct Curve {
+    bool by_flops = true;
+    std::vector<std::pair<double, double>> points;  // (work, time_ns)
+    double constant_ns = 0;                         // mean time of points without work
+    bool has_constant = false;
+    double fit_a_ns = 0, fit_ns_per_work = 0;       // the roofline fit
+  };
+
+ private:
+  ProfileCostModel() = default;
+  int threads_ = 1;
+  std::vector<ProfileStep> steps_;                       // of this thread count
+  std::map<std::string, std::set<std::string>> model_nodes_;  // profiled node names per model
+  ProfileExecutor executor_;
+  std::map<std::string, Curve> by_op_;
+  std::map<std::pair<std::string, std::string>, std::vector<Curve>> by_node_;  // (op, node)
+};
+
+// The curve's time at `work` (log-log interpolation within the points; the roofline fit
+// outside). `inside` tells which.
+double CurveTimeNs(const ProfileCostModel::Curve& c, double work, bool* inside);
+
+}  // namespace fb::sim

@@ -1,0 +1,189 @@
+#include "sim/profile_recorder.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "engine/placement/cost_model.h"
+#include "engine/runtime/session.h"
+#include "engine/trace/trace_reader.h"
+#include "experiments/models/model_graph.h"
+#include "experiments/training/benchmark.h"
+
+namespace fb::sim {
+namespace {
+
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+Status CheckOptions(const ProfileOptions& o) {
+  if (o.models.empty() || o.batch_sizes.empty() || o.threads.empty())
+    return InvalidArgument("profile: --models, --batch-sizes and --threads must not be empty");
+  for (int64_t b : o.batch_sizes)
+    if (b < 1) return InvalidArgument("profile: --batch-sizes must be >= 1, got ", b);
+  for (int t : o.threads)
+    if (t < 1) return InvalidArgument("profile: --threads must be >= 1, got ", t);
+  if (o.warmup_steps < 0 || o.timed_steps < 1 || o.traced_steps < 1)
+    return InvalidArgument("profile: warm-up steps must be >= 0, timed and traced steps >= 1, got ",
+                           o.warmup_steps, ", ", o.timed_steps, ", ", o.traced_steps);
+  return Status::OK();
+}
+
+// Per node name: mean duration (ns) over the traced steps whose node-time sum lies between the
+// 20th and 80th percentile, and the number of executions averaged.
+std::map<std::string, std::pair<double, int>> NodeMeans(const Trace& trace) {
+  std::map<int64_t, double> step_sum;
+  for (const EventRecord& e : trace.events)
+    if (e.kind == static_cast<int32_t>(EventKind::kCompute))
+      step_sum[e.step] += static_cast<double>(e.end_ns - e.start_ns);
+  std::vector<std::pair<double, int64_t>> order;
+  for (const auto& [step, sum] : step_sum) order.emplace_back(sum, step);
+  std::sort(order.begin(), order.end());
+  const size_t drop = order.size() / 5;
+  std::set<int64_t> kept;
+  for (size_t i = drop; i + drop < order.size(); ++i) kept.insert(order[i].second);
+  std::map<std::string, std::pair<double, int>> means;
+  for (const EventRecord& e : trace.events) {
+    if (e.kind != static_cast<int32_t>(EventKind::kCompute) || !kept.count(e.step)) continue;
+    auto& [sum, count] = means[trace.str(e.node)];
+    sum += static_cast<double>(e.end_ns - e.start_ns);
+    ++count;
+  }
+  for (auto& [node, m] : means) m.first /= m.second;
+  return means;
+}
+
+// One configuration: its points and its step row.
+Status ProfileConfiguration(const ProfileOptions& o, const std::string& model, int64_t batch,
+                            int threads, Profile* out, const ProfileLog& log) {
+  experiments::BenchmarkOptions b;
+  b.model = model;
+  b.model_options.batch_size = static_cast<int>(batch);
+  b.num_batches = o.timed_steps;
+  b.num_warmup_batches = o.warmup_steps;
+  b.threads = threads;
+  b.trace_steps = o.traced_steps;
+  b.trace_path = o.scratch_dir + "/flowbench-profile-" + std::to_string(getpid()) + "-" + model +
+                 "-" + std::to_string(batch) + "-" + std::to_string(threads) + ".h5";
+  StatusOr<experiments::BenchmarkResult> r = experiments::RunBenchmark(b);
+  StatusOr<Trace> trace = r.ok() ? TraceReader::Open(b.trace_path) : StatusOr<Trace>(r.status());
+  std::remove(b.trace_path.c_str());
+  RETURN_IF_ERROR(trace.status());
+  const auto means = NodeMeans(*trace);
+  ASSIGN_OR_RETURN(experiments::ModelGraph g, experiments::BuildModelGraph(model, batch));
+  CostModelOptions co;
+  co.feed_shapes = g.feed_shapes;
+  ASSIGN_OR_RETURN(CostModel cm, CostModel::Create(*g.graph, DeviceSet{DeviceDesc{}}, {}, co));
+  ProfileStep step{model, batch, threads, 0, 0, 0, static_cast<int32_t>(r->step_ms.size()),
+                   LoadAverage1m()};
+  for (Node* n : g.graph->nodes()) {
+    auto it = means.find(n->name());
+    if (it == means.end()) continue;
+    const OpWork& w = cm.Work(*n);
+    out->points.push_back({model, n->name(), n->op(), batch, threads, w.flops, w.bytes_accessed,
+                           it->second.first, it->second.second});
+    step.node_sum_ns += it->second.first;
+  }
+  std::vector<double> ns;
+  for (double ms : r->step_ms) ns.push_back(ms * 1e6);
+  step.median_step_ns = MedianOf(ns);
+  step.mean_step_ns = std::accumulate(ns.begin(), ns.end(), 0.0) / static_cast<double>(ns.size());
+  out->steps.push_back(step);
+  if (log) {
+    std::ostringstream s;
+    s << model << " batch " << batch << " threads " << threads << ": median step "
+      << step.median_step_ns * 1e-6 << " ms, node sum " << step.node_sum_ns * 1e-6 << " ms (load "
+      << step.load_average << ")";
+    log(s.str());
+  }
+  return Status::OK();
+}
+
+// Median wall time (ns) of Run with `targets` on `session`, over `runs` runs after 10.
+StatusOr<double> MedianRunNs(Session* session, const std::vector<std::string>& targets, int runs) {
+  std::vector<double> ns;
+  for (int i = 0; i < runs + 10; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    RETURN_IF_ERROR(session->Run({}, {}, targets, nullptr));
+    const auto end = std::chrono::steady_clock::now();
+    if (i >= 10) ns.push_back(std::chrono::duration<double, std::nano>(end - start).count());
+  }
+  return MedianOf(ns);
+}
+
+NodeDef NoOpDef(const std::string& name, std::vector<std::string> inputs) {
+  NodeDef d;
+  d.name = name;
+  d.op = "NoOp";
+  d.inputs = std::move(inputs);
+  return d;
+}
+
+}  // namespace
+
+double LoadAverage1m() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  if (!(in >> load)) return -1;
+  return load;
+}
+
+StatusOr<ProfileExecutor> MeasureExecutorCosts(int threads, int runs) {
+  constexpr int kNodes = 200;
+  GraphDef def;
+  def.nodes.push_back(NoOpDef("single", {}));
+  // A chain (each node made ready by its predecessor) and a fan-out (independent nodes).
+  def.nodes.push_back(NoOpDef("chain_0", {}));
+  for (int i = 1; i < kNodes; ++i)
+    def.nodes.push_back(NoOpDef("chain_" + std::to_string(i), {"^chain_" + std::to_string(i - 1)}));
+  def.nodes.push_back(NoOpDef("fan_root", {}));
+  std::vector<std::string> leaves;
+  for (int i = 0; i < kNodes; ++i) {
+    def.nodes.push_back(NoOpDef("fan_" + std::to_string(i), {"^fan_root"}));
+    leaves.push_back("^fan_" + std::to_string(i));
+  }
+  def.nodes.push_back(NoOpDef("fan_sink", leaves));
+  SessionOptions so;
+  so.device_options.threads_per_cpu = threads;
+  ASSIGN_OR_RETURN(auto session, Session::Create(so));
+  RETURN_IF_ERROR(session->Extend(def));
+  ProfileExecutor e;
+  e.threads = threads;
+  ASSIGN_OR_RETURN(e.per_step_ns, MedianRunNs(session.get(), {"single"}, runs));
+  ASSIGN_OR_RETURN(double chain, MedianRunNs(session.get(), {"chain_" + std::to_string(kNodes - 1)},
+                                             runs));
+  ASSIGN_OR_RETURN(double fan, MedianRunNs(session.get(), {"fan_sink"}, runs));
+  e.per_node_inline_ns = std::max(0.0, (chain - e.per_step_ns) / (kNodes - 1));
+  e.per_node_pool_ns = std::max(0.0, (fan - e.per_step_ns) / (kNodes + 1));
+  return e;
+}
+
+StatusOr<Profile> RecordProfile(const ProfileOptions& o, const ProfileLog& log) {
+  RETURN_IF_ERROR(CheckOptions(o));
+  Profile p;
+  for (int threads : o.threads) {
+    ASSIGN_OR_RETURN(ProfileExecutor e, MeasureExecutorCosts(threads));
+    p.executor.push_back(e);
+    if (log)
+      log("executor, threads " + std::to_string(threads) + ": per step " +
+          std::to_string(e.per_step_ns / 1e3) + " us, per node inline " +
+          std::to_string(e.per_node_inline_ns / 1e3) + " us, through the pool " +
+          std::to_string(e.per_node_pool_ns / 1e3) + " us");
+    for (const std::string& model : o.models)
+      for (int64_t batch : o.batch_sizes)
+        RETURN_IF_ERROR(ProfileConfiguration(o, model, batch, threads, &p, log));
+  }
+  return p;
+}
+
+}  // namespace fb::sim

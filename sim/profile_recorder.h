@@ -1,0 +1,44 @@
+#pragma once
+// `flowbench profile` as a library (issue 17): measures this host for the simulator's profile
+// cost model (sim/profile.h, sim/profile_cost_model.h).
+//
+// For each (model, batch, threads): RunBenchmark (experiments/training/benchmark.h, train mode,
+// synthetic input) times `timed_steps` untraced steps after `warmup_steps`, then traces
+// `traced_steps` more node by node. A point per node: its mean duration over the traced steps
+// whose sum of node times lies between the 20th and 80th percentile (dropping preempted steps
+// of a shared machine), with the node's FLOPs and bytes from the analytic cost model over the
+// shapes of BuildModelGraph(model, batch) (the same builder, so the same node names).
+// Per thread count, the executor's fixed costs on null graphs (ProfileExecutor).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/profile.h"
+
+namespace fb::sim {
+
+struct ProfileOptions {
+  std::vector<std::string> models{"lenet", "mlp"};
+  std::vector<int64_t> batch_sizes{16, 64, 256};
+  std::vector<int> threads{1, 2};
+  int warmup_steps = 5;
+  int timed_steps = 20;
+  int traced_steps = 10;
+  std::string scratch_dir = "/tmp";  // where the per-configuration traces are written (removed)
+};
+
+// Progress lines ("lenet batch 64 threads 1: median step 12.3 ms (load 3.1)").
+using ProfileLog = std::function<void(const std::string&)>;
+
+// Errors: InvalidArgument for an empty list, a batch or thread count < 1 or step counts < 1
+// (naming the option); those of RunBenchmark (NotFound naming an unknown model), of the trace
+// reader and of BuildModelGraph.
+StatusOr<Profile> RecordProfile(const ProfileOptions& options, const ProfileLog& log = {});
+
+// The executor's fixed costs with `threads` threads (null graphs of NoOps, medians of `runs`).
+StatusOr<ProfileExecutor> MeasureExecutorCosts(int threads, int runs = 200);
+
+// The 1-minute load average (/proc/loadavg), or -1 when unavailable.
+double LoadAverage1m();
+
+}  // namespace fb::sim

@@ -1,0 +1,144 @@
+#include "sim/profile_sim_costs.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "engine/trace/trace_summary.h"
+#include "sim/profile_cost_model.h"
+
+namespace fb::sim {
+namespace {
+
+// "FILE" or "FILE,threads=N" after "profile:".
+Status ParseProfileSpec(const std::string& spec, std::string* path, int* threads) {
+  std::string rest = spec.substr(std::string("profile:").size());
+  *threads = 1;
+  const size_t comma = rest.rfind(",threads=");
+  if (comma != std::string::npos) {
+    const std::string n = rest.substr(comma + 9);
+    char* end = nullptr;
+    const long v = std::strtol(n.c_str(), &end, 10);
+    if (n.empty() || *end != '\0' || v < 1 || v > 4096)
+      return InvalidArgument("--cost-model '", spec, "': threads must be an integer in [1, 4096], "
+                             "got '", n, "'");
+    *threads = static_cast<int>(v);
+    rest = rest.substr(0, comma);
+  }
+  if (rest.empty()) return InvalidArgument("--cost-model '", spec, "': expected profile:FILE");
+  *path = rest;
+  return Status::OK();
+}
+
+bool FullyKnown(const std::vector<PartialShape>& shapes) {
+  for (const PartialShape& s : shapes)
+    if (!s.has_value() || IsUnknownRank(*s) || !s->IsFullyDefined()) return false;
+  return true;
+}
+
+// Counts of the nodes of `g` by prediction source, and the unprofiled op types.
+std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel& pm,
+                     const std::string& model, const ProfileCostModel::StepCorrection& step) {
+  int counts[3] = {0, 0, 0};
+  std::set<std::string> unprofiled;
+  for (Node* n : g.nodes()) {
+    const ProfilePrediction p = pm.Predict(n->op(), n->name(), cm.Work(*n));
+    ++counts[static_cast<int>(p.source)];
+    if (p.source == ProfilePrediction::Source::kUnprofiled) unprofiled.insert(n->op());
+  }
+  std::ostringstream s;
+  s << "threads " << pm.threads() << "; step correction " << step.step_overhead_ns * 1e-6
+    << " ms + " << step.node_time_factor * 100 << "% of node time from "
+    << step.configurations << " configurations of "
+    << (model.empty() ? "every profiled model" : "'" + model + "'")
+    << "; interpolated: " << counts[0]
+    << " nodes, extrapolated: " << counts[1] << " nodes, unprofiled (analytic): " << counts[2]
+    << " nodes";
+  if (!unprofiled.empty()) {
+    s << " [";
+    for (const std::string& op : unprofiled) s << (&op == &*unprofiled.begin() ? "" : " ") << op;
+    s << "]";
+  }
+  return s.str();
+}
+
+}  // namespace
+
+StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
+                                              const std::map<std::string, TensorShape>& feed_shapes,
+                                              const std::string& spec) {
+  std::string path;
+  int threads = 1;
+  RETURN_IF_ERROR(ParseProfileSpec(spec, &path, &threads));
+  ASSIGN_OR_RETURN(Profile profile, ReadProfile(path));
+  ASSIGN_OR_RETURN(ProfileCostModel pm, ProfileCostModel::Create(profile, threads, path));
+  auto profile_model = std::make_shared<const ProfileCostModel>(std::move(pm));
+  CostModelOptions options;
+  options.feed_shapes = feed_shapes;
+  ASSIGN_OR_RETURN(CostModel model, CostModel::Create(g, DeviceSet{DeviceDesc{}}, {}, options));
+  auto cm = std::make_shared<const CostModel>(std::move(model));
+  std::vector<std::string> names;
+  for (Node* n : g.nodes()) names.push_back(n->name());
+  const std::string model_name = profile_model->MatchingModel(names);
+  const ProfileCostModel::StepCorrection step = profile_model->Correction(model_name);
+  CostModelHandle h;
+  h.model = cm;
+  h.description = spec + " (" + Coverage(g, *cm, *profile_model, model_name, step) + ")";
+  const Graph* graph = &g;
+  const double node_scale = 1 + step.node_time_factor;
+  h.costs.compute_s = [cm, graph, profile_model, node_scale](const Node& n, const DeviceDesc& d) {
+    const Node* orig = graph->FindNode(n.name());
+    if (orig == nullptr) return 0.0;
+    const OpWork& work = cm->Work(*orig);
+    const ProfilePrediction p = profile_model->Predict(orig->op(), orig->name(), work);
+    const double ns = p.source == ProfilePrediction::Source::kUnprofiled
+                          ? AnalyticComputeNs(work, d)
+                          : p.time_ns * node_scale +
+                                profile_model->executor().per_node_inline_ns;
+    return ns * 1e-9;
+  };
+  h.costs.output_bytes = [cm, graph](const Node& n, int port) -> int64_t {
+    const Node* orig = graph->FindNode(n.name());
+    return orig ? cm->OutputBytes(*orig, port) : 0;
+  };
+  const double step_s =
+      (profile_model->executor().per_step_ns + step.step_overhead_ns) * 1e-9;
+  h.costs.dispatch_s = [step_s](const std::string&) { return step_s; };
+  return h;
+}
+
+Status CheckTraceConfiguration(const Trace& trace, const Graph& g, const CostModel& model) {
+  std::map<std::string, std::vector<int64_t>> bytes;  // compute events' output bytes by node
+  for (const EventRecord& e : trace.events)
+    if (e.kind == static_cast<int32_t>(EventKind::kCompute) && e.bytes > 0)
+      bytes[trace.str(e.node)].push_back(e.bytes);
+  for (Node* n : g.nodes()) {
+    auto it = bytes.find(n->name());
+    if (it == bytes.end() || !FullyKnown(model.shapes().outputs(*n))) continue;
+    const int64_t simulated = model.TotalOutputBytes(*n);
+    if (simulated <= 0) continue;
+    std::vector<int64_t>& v = it->second;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    const int64_t measured = v[v.size() / 2];
+    if (std::abs(static_cast<double>(measured - simulated)) > 0.01 * static_cast<double>(simulated))
+      return FailedPrecondition(
+          "trace '", trace.path, "' measured another configuration than the one simulated: node '",
+          n->name(), "' produced ", measured, " bytes there and ", simulated,
+          " bytes here (a different batch size or input shape). Simulate the trace's "
+          "configuration, or predict this one with --cost-model profile:FILE (flowbench profile)");
+  }
+  return Status::OK();
+}
+
+std::set<int64_t> TypicalTracedSteps(const Trace& trace) {
+  std::set<int64_t> traced;
+  for (const EventRecord& e : trace.events) traced.insert(e.step);
+  Trace rows;
+  for (const StepRecord& r : trace.steps)
+    if (traced.count(r.step)) rows.steps.push_back(r);
+  return TypicalSteps(rows);
+}
+
+}  // namespace fb::sim

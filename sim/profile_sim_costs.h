@@ -1,0 +1,43 @@
+#pragma once
+// The simulator's profile cost model (`--cost-model profile:FILE[,threads=N]`, issue 17) and the
+// configuration check of the measured one:
+//   profile   each node's time from its op type and shapes through ProfileCostModel
+//             (sim/profile_cost_model.h) with the profile's points of N threads (default 1),
+//             plus the executor's fixed costs of the profile: per_node_inline_ns added to every
+//             node, per_step_ns plus the step correction (ProfileCostModel::step_overhead_ns)
+//             as each device's dispatch latency, nodes scaled by 1 + node_time_factor. Op
+//             types the profile never measured fall back to the analytic roofline of the
+//             platform's device. The
+//             description says how many nodes were interpolated, extrapolated and unprofiled.
+//   measured  a trace answers only for the configuration it ran: CheckTraceConfiguration
+//             compares, node by node, the output bytes the trace recorded with the simulated
+//             graph's (fully known shapes only) and refuses a different configuration.
+#include <map>
+#include <set>
+#include <string>
+
+#include "engine/trace/trace_reader.h"
+#include "sim/sim_costs.h"
+
+namespace fb::sim {
+
+// `spec` is "profile:FILE" or "profile:FILE,threads=N". Errors: InvalidArgument for a bad
+// threads suffix or a thread count the profile lacks (naming the file); those of ReadProfile
+// (naming the file) and of CostModel::Create (naming the node).
+StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
+                                              const std::map<std::string, TensorShape>& feed_shapes,
+                                              const std::string& spec);
+
+// OK when every node of `model`'s graph that the trace ran on a device and whose output shapes
+// are fully known produced, in the trace, the bytes the simulated shapes give (median over its
+// events; within 1%). Otherwise FailedPrecondition naming the trace, the first differing node
+// and both byte counts: the trace measured another configuration (batch size, image size).
+Status CheckTraceConfiguration(const Trace& trace, const Graph& g, const CostModel& model);
+
+// TypicalSteps (engine/trace/trace_summary.h) among the steps that have events. A benchmark
+// trace (`flowbench benchmark --trace`) holds a /steps row for every timed step but events only
+// for the --trace-steps after them; typical steps picked among all rows usually held no event,
+// and the measured cost model then fell back to the analytic one for every node.
+std::set<int64_t> TypicalTracedSteps(const Trace& trace);
+
+}  // namespace fb::sim
