@@ -30,7 +30,8 @@ StatusOr<std::shared_ptr<Accumulator>> Lookup(OpKernelContext* ctx) {
 // The index input on the host (a GPU kernel may receive it in device memory).
 StatusOr<int32_t> Index(OpKernelContext* ctx) {
   const Tensor& t = ctx->input(1);
-  if (t.dims() != 0) return InvalidArgument("index must be a scalar, got ", t.shape().DebugString());
+  if (t.dims() != 0)
+    return InvalidArgument("index must be a scalar, got ", t.shape().DebugString());
   ASSIGN_OR_RETURN(Tensor host, ctx->device()->CopyToHost(t));
   return host.scalar<int32_t>();
 }

@@ -43,9 +43,9 @@ TEST_CASE("GPU FusedBatchNorm in training mode matches the CPU", "[gpu][batch_no
       // Data centred at 3 with spread 1: the variance must come out of shifted sums.
       Tensor x = Random(dt, TensorShape(dims), 2, 4, 1);
       Tensor empty(dt, TensorShape({0}));
+      Tensor scale = Random(dt, {c}, 0.5, 1.5, 2), offset = Random(dt, {c}, -1, 1, 3);
       ExpectGpuMatchesCpu(Node("FusedBatchNorm", 5, BnAttrs(dt, true)),
-                          {x, Random(dt, {c}, 0.5, 1.5, 2), Random(dt, {c}, -1, 1, 3), empty, empty},
-                          Rtol(dt), Atol(dt));
+                          {x, scale, offset, empty, empty}, Rtol(dt), Atol(dt));
     }
   }
 }
@@ -125,7 +125,8 @@ TEST_CASE("GPU FusedBatchNorm rejects bad inputs with the CPU kernel's messages"
   auto bad_scale = test::TryRun(test::Gpu(), train, {x, c3, c4, empty, empty});
   REQUIRE(!bad_scale.ok());
   CHECK_THAT(bad_scale.status().message(),
-             Catch::Contains("scale must be 1-D with 4 elements (the channels of x), got shape [3]"));
+             Catch::Contains("scale must be 1-D with 4 elements (the channels of x), got shape "
+                             "[3]"));
   auto bad_x = test::TryRun(test::Gpu(), train, {Random(kF, {6, 4}), c4, c4, empty, empty});
   REQUIRE(!bad_x.ok());
   CHECK_THAT(bad_x.status().message(), Catch::Contains("x must be 4-D NHWC, got shape [6,4]"));

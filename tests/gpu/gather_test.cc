@@ -42,8 +42,9 @@ TEST_CASE("GPU Gather and GatherV2 match the CPU", "[gpu][gather]") {
             {"Taxis", DataType::kInt32}}),
       {cube, Indices<int32_t>({6, 0, 2, 2}, {2, 2}), Tensor::Scalar<int32_t>(1)});
   Tensor ints = Indices<int64_t>({10, 11, 12, 13, 14, 15}, {3, 2});
-  ExpectGpuEqualsCpu(Node("Gather", 2, {{"Tparams", DataType::kInt64}, {"Tindices", DataType::kInt32}}),
-                     {ints, Indices<int32_t>({2, 2, 0}, {3})});
+  ExpectGpuEqualsCpu(
+      Node("Gather", 2, {{"Tparams", DataType::kInt64}, {"Tindices", DataType::kInt32}}),
+      {ints, Indices<int32_t>({2, 2, 0}, {3})});
   // No indices: an empty output.
   ExpectGpuEqualsCpu(Node("Gather", 2, {{"Tparams", kF}, {"Tindices", DataType::kInt32}}),
                      {params, Indices<int32_t>({}, {0})});
