@@ -162,10 +162,24 @@ class WhileGradBuilder {
       Output in_fwd = ops::Enter(fwd_, handle, a_.frame, true, loop_.parallel_iterations);
       Node* push = ops::AddOp(fwd_.WithOpName("push"), "AccumulatorPush", {in_fwd, index_, x});
       if (push && sync_) a_.graph->AddControlEdge(push, sync_);
+      ColocateWith(handle, in_fwd.node());
+      ColocateWith(handle, push);
     });
     Output in_grad =
         ops::Enter(gs.WithOpName("Enter"), handle, grad_frame_, true, loop_.parallel_iterations);
-    return ops::Op(gs.WithOpName("pop"), "AccumulatorPop", {in_grad, j_}, {{"T", x.type()}});
+    Output pop =
+        ops::Op(gs.WithOpName("pop"), "AccumulatorPop", {in_grad, j_}, {{"T", x.type()}});
+    ColocateWith(handle, in_grad.node());
+    ColocateWith(handle, pop.node());
+    return pop;
+  }
+
+  // The accumulator lives in its device's ResourceMgr and its handle is a host string (which
+  // cannot be sent to a GPU): its Enters, Push and Pop are placed with the ForwardAccumulator.
+  static void ColocateWith(const Output& handle, Node* n) {
+    if (handle.node() == nullptr || n == nullptr) return;
+    n->mutable_def()->attrs["_class"] =
+        std::vector<std::string>{"loc:@" + handle.node()->name()};
   }
 
   Output Capture(const Scope& gs, Output x) {

@@ -69,6 +69,19 @@ StatusOr<std::vector<char>> NodeFeasible(const Node& n, const DeviceSet& devices
   return ok;
 }
 
+// Whether `n`'s value reaches its loop's Merge in an iteration other than the one a _Recv in
+// another partition would wait in: a NextIteration's value belongs to the next iteration, and a
+// non-constant Enter's to iteration 0 only, while the _Recv that partitioning puts in front of a
+// Merge on another device runs in every iteration (triggered by that device's control loop) and
+// would wait forever for the values never sent. Such nodes are placed with the Merge they feed;
+// their own inputs may cross devices.
+bool LoopEdgeMustStayLocal(const Node& n) {
+  if (n.op() == "NextIteration") return true;
+  bool is_constant = false;
+  return n.op() == "Enter" &&
+         !(GetNodeAttr(n.def().attrs, "is_constant", &is_constant).ok() && is_constant);
+}
+
 }  // namespace
 
 std::vector<std::string> ColocationNames(const Node& n) {
@@ -98,6 +111,9 @@ StatusOr<PlacementConstraints> BuildPlacementConstraints(const Graph& g, const D
     for (int i = 0; i < n->num_inputs(); ++i)
       if (n->input_is_ref(i))
         if (const Edge* e = n->input_edge(i)) uf.Union(n->id(), e->src->id());
+    if (LoopEdgeMustStayLocal(*n))
+      for (const Edge* e : n->out_edges())
+        if (!e->IsControlEdge() && e->dst->op() == "Merge") uf.Union(n->id(), e->dst->id());
     for (const std::string& name : ColocationNames(*n)) {
       Node* other = g.FindNode(name);
       if (!other)

@@ -10,7 +10,9 @@
 //     under a "/device:GPU:0" scope keeps its input pipeline and checkpoints on the CPU.
 //   - Colocation: a node reading a Ref input is colocated with the node producing that
 //     reference (its Variable), and `_class: ["loc:@variable13"]` colocates a node with
-//     variable13 (TensorFlow's colocation attr). Groups are the classes of a union-find over
+//     variable13 (TensorFlow's colocation attr). A loop's NextIteration and non-constant Enter
+//     nodes are colocated with the Merge they feed (a partitioned loop cannot carry those edges
+//     across devices, see constraints.cc). Groups are the classes of a union-find over
 //     these pairs; a group's feasible set is the intersection of its members' sets ("the
 //     placement algorithm computes the intersection of the feasible sets").
 // The placers only choose among feasible devices of whole groups.
