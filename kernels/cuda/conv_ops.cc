@@ -125,6 +125,13 @@ class GpuConvOp : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(OutDims(s)), &out));
     if (out->NumElements() == 0) return;
+    if (HasEmptyOperand(s)) {  // every output element sums over nothing: zeros, as on the CPU
+      OP_REQUIRES_OK(ctx, CudaStatus(cudaMemsetAsync(out->raw_data(), 0,
+                                                     sizeof(T) * out->NumElements(),
+                                                     gpu->compute_stream()),
+                                     "cudaMemsetAsync of an empty convolution's output"));
+      return;
+    }
     // cuDNN runs on `ps`: the input grown at the bottom/right where SAME padding is asymmetric.
     auto padded_shape = SymmetricPaddedShape(s);
     OP_REQUIRES_OK(ctx, padded_shape.status());
@@ -175,6 +182,13 @@ class GpuConvOp : public OpKernel {
   static std::vector<int64_t> IntValues(const Tensor& t) {
     const int32_t* v = t.data<int32_t>();
     return std::vector<int64_t>(v, v + t.NumElements());
+  }
+  // Whether input, filter or output has no elements (cuDNN rejects zero dims).
+  static bool HasEmptyOperand(const Conv2DShape& s) {
+    for (const auto& dims : {s.InputDims(), s.FilterDims(), s.OutputDims()})
+      for (int64_t d : dims)
+        if (d == 0) return true;
+    return false;
   }
   static std::vector<int64_t> OutDims(const Conv2DShape& s) {
     if (kKind == ConvKind::kForward) return s.OutputDims();

@@ -95,6 +95,31 @@ TEST_CASE("GPU Conv2D and its backprops match the CPU for asymmetric SAME paddin
   }
 }
 
+TEST_CASE("GPU Conv2D and its backprops with an empty batch or depth give zeros",
+          "[gpu][conv]") {
+  // The output is not empty but every element sums over nothing; cuDNN rejects zero dims.
+  auto expect_zeros = [](const NodeDef& node, const std::vector<Tensor>& inputs,
+                         const std::vector<int64_t>& dims) {
+    INFO(node.op);
+    std::vector<Tensor> out = test::Run(test::Gpu(), node, inputs);
+    REQUIRE(out[0].shape() == TensorShape(dims));
+    CHECK(fb::test::Values<float>(out[0]) == std::vector<float>(out[0].NumElements(), 0.0f));
+  };
+  ConvCase batch0{{0, 8, 8, 3}, {3, 3, 3, 4}, 2, "SAME"};
+  expect_zeros(Node("Conv2DBackpropFilter", 3, ConvAttrs(batch0)),
+               {Tensor(kF, TensorShape(batch0.input)), Sizes(batch0.filter),
+                Tensor(kF, TensorShape({0, 4, 4, 4}))},
+               batch0.filter);
+  ConvCase depth0{{2, 8, 8, 3}, {3, 3, 3, 0}, 1, "SAME"};
+  expect_zeros(Node("Conv2DBackpropInput", 3, ConvAttrs(depth0)),
+               {Sizes(depth0.input), Tensor(kF, TensorShape(depth0.filter)),
+                Tensor(kF, TensorShape({2, 8, 8, 0}))},
+               depth0.input);
+  expect_zeros(Node("Conv2D", 2, ConvAttrs(depth0)),
+               {Tensor(kF, TensorShape({2, 8, 8, 0})), Tensor(kF, TensorShape({3, 3, 0, 4}))},
+               {2, 8, 8, 4});
+}
+
 TEST_CASE("GPU pooling and its gradients match the CPU", "[gpu][pool]") {
   struct PoolCase {
     std::vector<int64_t> input;
