@@ -3,13 +3,18 @@
 // compute stream (and the filter gradient back). For each distinct geometry the algorithm is
 // chosen once by cuDNN's autotuner (cudnnFind*Algorithm, which times the candidates) and cached
 // per GPU; workspaces come from the BFC pool. TF32 only when the
-// device allows it. Asymmetric SAME padding is Unimplemented (cudnn_util.h).
+// device allows it. Asymmetric SAME padding (TensorFlow puts the odd row/column of an odd total
+// pad at the bottom/right, e.g. a 7x7 stride-2 conv on 224x224) is run as TensorFlow's GPU kernel
+// does: the input is copied into a temporary with the extra zero rows/columns at the bottom/right
+// and cuDNN runs with the smaller symmetric padding; Conv2DBackpropInput computes the gradient of
+// that padded input and crops it (window_launch.h).
 #include <map>
 #include <tuple>
 
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/cudnn_util.h"
 #include "kernels/cuda/gpu_kernel_util.h"
+#include "kernels/cuda/window_launch.h"
 
 namespace fb::gpu {
 namespace {
@@ -120,18 +125,32 @@ class GpuConvOp : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(OutDims(s)), &out));
     if (out->NumElements() == 0) return;
-    auto descs = MakeDescs<T>(s, gpu->allow_tf32());
+    if (HasEmptyOperand(s)) {  // every output element sums over nothing: zeros, as on the CPU
+      OP_REQUIRES_OK(ctx, CudaStatus(cudaMemsetAsync(out->raw_data(), 0,
+                                                     sizeof(T) * out->NumElements(),
+                                                     gpu->compute_stream()),
+                                     "cudaMemsetAsync of an empty convolution's output"));
+      return;
+    }
+    // cuDNN runs on `ps`: the input grown at the bottom/right where SAME padding is asymmetric.
+    auto padded_shape = SymmetricPaddedShape(s);
+    OP_REQUIRES_OK(ctx, padded_shape.status());
+    const Conv2DShape& ps = *padded_shape;
+    auto descs = MakeDescs<T>(ps, gpu->allow_tf32());
     OP_REQUIRES_OK(ctx, descs.status());
     std::lock_guard<std::mutex> l(*gpu->library_mu());
-    auto algo = Algo(gpu, s, *descs);
+    auto algo = Algo(gpu, ps, *descs);
     OP_REQUIRES_OK(ctx, algo.status());
-    Tensor workspace, w_ohwi;
+    Tensor workspace, w_ohwi, x_padded;
     OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataType::kInt8,
                                            {static_cast<int64_t>(algo->workspace_bytes)},
                                            &workspace));
     OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<T>::value,
                                            TensorShape(s.FilterDims()), &w_ohwi));
-    OP_REQUIRES_OK(ctx, Run(ctx, gpu, s, *descs, *algo, workspace, w_ohwi, out));
+    if (NeedsExplicitPadding(s, ps))
+      OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<T>::value,
+                                             TensorShape(ps.InputDims()), &x_padded));
+    OP_REQUIRES_OK(ctx, Run(ctx, gpu, s, ps, *descs, *algo, workspace, w_ohwi, x_padded, out));
   }
 
  private:
@@ -164,6 +183,13 @@ class GpuConvOp : public OpKernel {
     const int32_t* v = t.data<int32_t>();
     return std::vector<int64_t>(v, v + t.NumElements());
   }
+  // Whether input, filter or output has no elements (cuDNN rejects zero dims).
+  static bool HasEmptyOperand(const Conv2DShape& s) {
+    for (const auto& dims : {s.InputDims(), s.FilterDims(), s.OutputDims()})
+      for (int64_t d : dims)
+        if (d == 0) return true;
+    return false;
+  }
   static std::vector<int64_t> OutDims(const Conv2DShape& s) {
     if (kKind == ConvKind::kForward) return s.OutputDims();
     return kKind == ConvKind::kBackpropInput ? s.InputDims() : s.FilterDims();
@@ -181,33 +207,53 @@ class GpuConvOp : public OpKernel {
   }
 
   // Requires library_mu held. HWIO is [k, out_depth] row-major with k = rows * cols * in_depth.
-  Status Run(OpKernelContext* ctx, GpuDevice* gpu, const Conv2DShape& s, const ConvDescs& d,
-             const AlgoChoice& a, const Tensor& ws, const Tensor& w_ohwi, Tensor* out) const {
+  // `x_padded` ([ps.InputDims()]) is allocated only when `ps` grows the input of `s`: the forward
+  // and filter gradient read the zero-padded input from it, the input gradient is written to it
+  // and cropped into `out`. Everything is enqueued on the compute stream, in order.
+  Status Run(OpKernelContext* ctx, GpuDevice* gpu, const Conv2DShape& s, const Conv2DShape& ps,
+             const ConvDescs& d, const AlgoChoice& a, const Tensor& ws, const Tensor& w_ohwi,
+             const Tensor& x_padded, Tensor* out) const {
     const int64_t k = s.rows.window * s.cols.window * s.in_depth;
+    const bool pad = NeedsExplicitPadding(s, ps);
+    const int64_t extra_rows = ps.rows.in - s.rows.in, extra_cols = ps.cols.in - s.cols.in;
+    cudaStream_t stream = gpu->compute_stream();
     const T one = 1, zero = 0;
     cudnnHandle_t h = gpu->cudnn();
     void* work = ws.raw_data();
     T* w = w_ohwi.data<T>();
+    const T* x = nullptr;  // the (padded) input of the forward and filter gradient
+    if (kKind != ConvKind::kBackpropInput) {
+      x = ctx->input(0).data<T>();
+      if (pad) {
+        LaunchPadBottomRight<T>(x, s.batch, s.rows.in, s.cols.in, s.in_depth, extra_rows,
+                                extra_cols, T(0), x_padded.data<T>(), stream);
+        x = x_padded.data<T>();
+      }
+    }
     if (kKind == ConvKind::kForward) {
       RETURN_IF_ERROR(Transpose2D<T>(gpu, ctx->input(1).data<T>(), k, s.out_depth, w));
       FB_CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(
-          h, &one, d.x.get(), ctx->input(0).data<T>(), d.w.get(), w, d.conv.get(),
+          h, &one, d.x.get(), x, d.w.get(), w, d.conv.get(),
           static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), work, a.workspace_bytes, &zero,
           d.y.get(), out->data<T>()));
     } else if (kKind == ConvKind::kBackpropInput) {
+      T* dx = pad ? x_padded.data<T>() : out->data<T>();
       RETURN_IF_ERROR(Transpose2D<T>(gpu, ctx->input(1).data<T>(), k, s.out_depth, w));
       FB_CUDNN_RETURN_IF_ERROR(cudnnConvolutionBackwardData(
           h, &one, d.w.get(), w, d.y.get(), ctx->input(2).data<T>(), d.conv.get(),
           static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), work, a.workspace_bytes, &zero,
-          d.x.get(), out->data<T>()));
+          d.x.get(), dx));
+      if (pad)
+        LaunchCropBottomRight<T>(dx, s.batch, s.rows.in, s.cols.in, s.in_depth, extra_rows,
+                                 extra_cols, out->data<T>(), stream);
     } else {
       FB_CUDNN_RETURN_IF_ERROR(cudnnConvolutionBackwardFilter(
-          h, &one, d.x.get(), ctx->input(0).data<T>(), d.y.get(), ctx->input(2).data<T>(),
-          d.conv.get(), static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo), work,
-          a.workspace_bytes, &zero, d.w.get(), w));
+          h, &one, d.x.get(), x, d.y.get(), ctx->input(2).data<T>(), d.conv.get(),
+          static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo), work, a.workspace_bytes, &zero,
+          d.w.get(), w));
       RETURN_IF_ERROR(Transpose2D<T>(gpu, w, s.out_depth, k, out->data<T>()));
     }
-    return Status::OK();
+    return Status::OK();  // launch errors: GpuDevice::Compute checks cudaGetLastError
   }
 
   Window2DAttrs attrs_;

@@ -2,10 +2,16 @@
 // gradients (NHWC; AvgPool excludes padding, as TensorFlow's SAME average pooling does), Relu,
 // Sigmoid and Tanh (cudnnActivationForward over the flat tensor), Softmax and LogSoftmax over the
 // last dimension (cudnnSoftmaxForward, accurate mode). Their gradients that are element-wise
-// (ReluGrad, ...) are in cwise_ops.cc.
+// (ReluGrad, ...) are in cwise_ops.cc. Asymmetric SAME padding (the odd row/column at the
+// bottom/right): max pooling pads the input explicitly with -inf there and runs cuDNN with the
+// smaller symmetric padding (its gradient is cropped back); average pooling, whose divisor
+// excludes padding, runs the kernels of window_launch.h instead.
+#include <limits>
+
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/cudnn_util.h"
 #include "kernels/cuda/gpu_kernel_util.h"
+#include "kernels/cuda/window_launch.h"
 
 namespace fb::gpu {
 namespace {
@@ -26,7 +32,6 @@ class GpuPoolOp : public OpKernel {
     auto shape = ComputePool2DShape(*in_dims, attrs_);
     OP_REQUIRES_OK(ctx, shape.status());
     const Conv2DShape& s = *shape;
-    OP_REQUIRES_OK(ctx, CheckSymmetricPadding(s));
     const Tensor& grad = ctx->input(kGrad ? ctx->num_inputs() - 1 : 0);
     if (kGrad)
       OP_REQUIRES(ctx, grad.shape().dim_sizes() == s.OutputDims(),
@@ -36,7 +41,13 @@ class GpuPoolOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(
                             0, TensorShape(kGrad ? s.InputDims() : s.OutputDims()), &out));
     if (out->NumElements() == 0) return;
-    OP_REQUIRES_OK(ctx, Run(ctx, s, out));
+    // cuDNN runs on `ps`: the input grown at the bottom/right where SAME padding is asymmetric.
+    auto padded_shape = SymmetricPaddedShape(s);
+    OP_REQUIRES_OK(ctx, padded_shape.status());
+    if (kMode != CUDNN_POOLING_MAX && NeedsExplicitPadding(s, *padded_shape))
+      RunAveragePadded(ctx, s, out);
+    else
+      OP_REQUIRES_OK(ctx, Run(ctx, s, *padded_shape, out));
   }
 
  private:
@@ -51,10 +62,69 @@ class GpuPoolOp : public OpKernel {
     return std::vector<int64_t>(v, v + 4);
   }
 
-  Status Run(OpKernelContext* ctx, const Conv2DShape& s, Tensor* out) const {
+  // Average pooling with asymmetric padding: explicit zeros would count in cuDNN's divisor, so
+  // window_launch.h's kernels run it, on the compute stream.
+  static void RunAveragePadded(OpKernelContext* ctx, const Conv2DShape& s, Tensor* out) {
+    PoolGeometry g;
+    g.batch = s.batch, g.rows = s.rows.in, g.cols = s.cols.in, g.depth = s.in_depth;
+    g.out_rows = s.rows.out, g.out_cols = s.cols.out;
+    g.window_rows = s.rows.window, g.window_cols = s.cols.window;
+    g.stride_rows = s.rows.stride, g.stride_cols = s.cols.stride;
+    g.pad_rows = s.rows.pad_before, g.pad_cols = s.cols.pad_before;
+    cudaStream_t stream = GpuOf(ctx)->compute_stream();
+    if (!kGrad) LaunchAvgPool<T>(ctx->input(0).data<T>(), g, out->data<T>(), stream);
+    else LaunchAvgPoolGrad<T>(ctx->input(1).data<T>(), g, out->data<T>(), stream);
+  }
+
+  // cuDNN on `ps` (SymmetricPaddedShape(s)); when it grows the input, orig_input is copied into
+  // a temporary padded with -inf at the bottom/right (never a window's maximum: every SAME
+  // window holds an input element) and the gradient is computed for that padded input and
+  // cropped into `out`. Average pooling gets here only with symmetric padding.
+  Status Run(OpKernelContext* ctx, const Conv2DShape& s, const Conv2DShape& ps,
+             Tensor* out) const {
     GpuDevice* gpu = GpuOf(ctx);
-    ASSIGN_OR_RETURN(TensorDesc x, NhwcDesc(kCudnnType<T>, s.InputDims()));
-    ASSIGN_OR_RETURN(TensorDesc y, NhwcDesc(kCudnnType<T>, s.OutputDims()));
+    cudaStream_t stream = gpu->compute_stream();
+    const bool pad = NeedsExplicitPadding(s, ps);
+    const int64_t extra_rows = ps.rows.in - s.rows.in, extra_cols = ps.cols.in - s.cols.in;
+    ASSIGN_OR_RETURN(TensorDesc x, NhwcDesc(kCudnnType<T>, ps.InputDims()));
+    ASSIGN_OR_RETURN(TensorDesc y, NhwcDesc(kCudnnType<T>, ps.OutputDims()));
+    ASSIGN_OR_RETURN(PoolDesc pool, PoolingDesc(ps));
+    Tensor x_padded, dx_padded;
+    const T* x_data = (!kGrad || kMode == CUDNN_POOLING_MAX) ? ctx->input(0).data<T>() : nullptr;
+    if (pad) {
+      RETURN_IF_ERROR(ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape(ps.InputDims()),
+                                         &x_padded));
+      LaunchPadBottomRight<T>(x_data, s.batch, s.rows.in, s.cols.in, s.in_depth, extra_rows,
+                              extra_cols, -std::numeric_limits<T>::infinity(),
+                              x_padded.data<T>(), stream);
+      x_data = x_padded.data<T>();
+    }
+    const T one = 1, zero = 0;
+    std::lock_guard<std::mutex> l(*gpu->library_mu());
+    if (!kGrad) {
+      FB_CUDNN_RETURN_IF_ERROR(cudnnPoolingForward(gpu->cudnn(), pool.get(), &one, x.get(),
+                                                   x_data, &zero, y.get(), out->data<T>()));
+      return Status::OK();
+    }
+    // MaxPoolGrad: x = orig_input, y = orig_output. Average pooling reads neither: AvgPoolGrad
+    // passes its gradient (input 1) as y and the output buffer as x.
+    T* dx = out->data<T>();
+    if (pad) {
+      RETURN_IF_ERROR(ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape(ps.InputDims()),
+                                         &dx_padded));
+      dx = dx_padded.data<T>();
+    }
+    if (x_data == nullptr) x_data = dx;
+    FB_CUDNN_RETURN_IF_ERROR(cudnnPoolingBackward(
+        gpu->cudnn(), pool.get(), &one, y.get(), ctx->input(1).data<T>(), y.get(),
+        ctx->input(ctx->num_inputs() - 1).data<T>(), x.get(), x_data, &zero, x.get(), dx));
+    if (pad)
+      LaunchCropBottomRight<T>(dx, s.batch, s.rows.in, s.cols.in, s.in_depth, extra_rows,
+                               extra_cols, out->data<T>(), stream);
+    return Status::OK();
+  }
+
+  static StatusOr<PoolDesc> PoolingDesc(const Conv2DShape& s) {
     cudnnPoolingDescriptor_t p;
     FB_CUDNN_RETURN_IF_ERROR(cudnnCreatePoolingDescriptor(&p));
     PoolDesc pool(p);
@@ -63,23 +133,7 @@ class GpuPoolOp : public OpKernel {
         static_cast<int>(s.cols.window), static_cast<int>(s.rows.pad_before),
         static_cast<int>(s.cols.pad_before), static_cast<int>(s.rows.stride),
         static_cast<int>(s.cols.stride)));
-    const T one = 1, zero = 0;
-    std::lock_guard<std::mutex> l(*gpu->library_mu());
-    if (!kGrad) {
-      FB_CUDNN_RETURN_IF_ERROR(cudnnPoolingForward(gpu->cudnn(), p, &one, x.get(),
-                                                   ctx->input(0).data<T>(), &zero, y.get(),
-                                                   out->data<T>()));
-      return Status::OK();
-    }
-    // MaxPoolGrad: x = orig_input, y = orig_output. Average pooling reads neither: AvgPoolGrad
-    // passes its gradient (input 1) as y and the output buffer as x.
-    const bool max = kMode == CUDNN_POOLING_MAX;
-    const T* y_data = ctx->input(1).data<T>();
-    const T* x_data = max ? ctx->input(0).data<T>() : out->data<T>();
-    FB_CUDNN_RETURN_IF_ERROR(cudnnPoolingBackward(
-        gpu->cudnn(), p, &one, y.get(), y_data, y.get(), ctx->input(ctx->num_inputs() - 1).data<T>(),
-        x.get(), x_data, &zero, x.get(), out->data<T>()));
-    return Status::OK();
+    return pool;
   }
 
   Window2DAttrs attrs_;

@@ -63,6 +63,19 @@ Status CheckSymmetricPadding(const Conv2DShape& s) {
                        "express; run this node on the CPU");
 }
 
+StatusOr<Conv2DShape> SymmetricPaddedShape(const Conv2DShape& s) {
+  Conv2DShape padded = s;
+  for (WindowDim* d : {&padded.rows, &padded.cols}) {
+    if (d->out <= 0) continue;  // empty outputs run no cuDNN call
+    // Input extent the last window reaches, minus what the input and a symmetric pad give.
+    const int64_t effective = (d->window - 1) * d->dilation + 1;
+    const int64_t extra = (d->out - 1) * d->stride + effective - (d->in + 2 * d->pad_before);
+    if (extra > 0) d->in += extra;
+  }
+  RETURN_IF_ERROR(CheckSymmetricPadding(padded));
+  return padded;
+}
+
 StatusOr<ConvDesc> ConvolutionDesc(cudnnDataType_t type, const Conv2DShape& s, bool allow_tf32) {
   RETURN_IF_ERROR(CheckSymmetricPadding(s));
   cudnnConvolutionDescriptor_t d;

@@ -44,10 +44,22 @@ StatusOr<TensorDesc> RowsDesc(cudnnDataType_t type, int64_t n, int64_t c);
 StatusOr<FilterDesc> OhwiFilterDesc(cudnnDataType_t type, const Conv2DShape& s);
 // Cross-correlation with the shape's strides, dilations and (symmetric) padding; TF32 allowed
 // only if the device allows it. Unimplemented for asymmetric SAME padding (an odd total pad),
-// which cuDNN cannot express.
+// which cuDNN cannot express: pass SymmetricPaddedShape(s) and pad the input explicitly.
 StatusOr<ConvDesc> ConvolutionDesc(cudnnDataType_t type, const Conv2DShape& s, bool allow_tf32);
 // Checks that a windowed op's SAME padding is symmetric (cuDNN pads both sides equally).
+// Unimplemented otherwise.
 Status CheckSymmetricPadding(const Conv2DShape& s);
+// The geometry cuDNN runs for `s`: where SAME padding puts more rows (columns) after the input
+// than before (TensorFlow puts the odd one of an odd total at the bottom/right), the input grows
+// by the difference at the bottom (right), to be filled by the caller with explicit padding
+// (window_launch.h), so that the padding left is symmetric: same output dims and pad_before as
+// `s`. Returns `s` unchanged when its padding is already symmetric; Unimplemented (from
+// CheckSymmetricPadding) if the result still is not expressible.
+StatusOr<Conv2DShape> SymmetricPaddedShape(const Conv2DShape& s);
+// Whether `padded` (from SymmetricPaddedShape(s)) has a larger input than `s`.
+inline bool NeedsExplicitPadding(const Conv2DShape& s, const Conv2DShape& padded) {
+  return padded.rows.in != s.rows.in || padded.cols.in != s.cols.in;
+}
 
 // dst[cols, rows] = src[rows, cols]^T for dense row-major matrices, on the compute stream
 // (cublas{S,D}geam). Used for HWIO <-> OHWI filter layouts. Requires gpu->library_mu() held.
