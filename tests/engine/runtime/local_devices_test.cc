@@ -20,7 +20,7 @@ bool GpuVisible() {
   return false;
 }
 
-TEST_CASE("--devices cpu:N makes N CPU devices and no GPU device", "[runtime][devices]") {
+TEST_CASE("The flag --devices cpu:N makes N CPU devices and no GPU device", "[runtime][devices]") {
   auto mgr = CreateDevicesForFlag("cpu:3", 6);
   INFO(mgr.status().ToString());
   REQUIRE(mgr.ok());
@@ -33,7 +33,7 @@ TEST_CASE("--devices cpu:N makes N CPU devices and no GPU device", "[runtime][de
   CHECK_THAT(bad.status().message(), Catch::Contains("threads must be >= 1"));
 }
 
-TEST_CASE("--devices gpu:N parses into the host CPU and N GPUs", "[runtime][devices]") {
+TEST_CASE("The flag --devices gpu:N parses into the host CPU and N GPUs", "[runtime][devices]") {
   auto flag = ParseDevicesFlag("GPU:2");
   REQUIRE(flag.ok());
   CHECK(flag->type == "GPU");
@@ -48,7 +48,7 @@ TEST_CASE("--devices gpu:N parses into the host CPU and N GPUs", "[runtime][devi
   CHECK_THAT(bad.status().message(), Catch::Contains("--devices 'gpu:'"));
 }
 
-TEST_CASE("--devices gpu:1 without a visible GPU is refused naming the flag",
+TEST_CASE("The flag --devices gpu:1 without a visible GPU is refused naming the flag",
           "[runtime][devices]") {
   if (GpuVisible()) return;  // this machine has a GPU: tests/gpu covers gpu:1
   auto mgr = CreateDevicesForFlag("gpu:1", 2);
