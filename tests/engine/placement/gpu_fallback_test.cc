@@ -36,8 +36,8 @@ namespace {
 // updating it, so it always says exactly what still falls back.
 // clang-format off
 const std::set<std::string> kNotYetOnGpu = {
-    // h-gpushape (shape/array ops, int shape arithmetic) and h-gpuloop (batch norm, control flow,
-    // gather, unsorted segment sum, one-hot), until their branches are merged
+    // compute ops that still run on the host: int32/int64 shape and loop-counter arithmetic
+    // (TensorFlow keeps these on the host too)
     "Shape(float)", "Size(float)", "Size(int32)", "Size(int64)", "Reshape(float)",
     "Reshape(int32)", "Reshape(int64)", "ExpandDims(float)", "ExpandDims(int32)",
     "ExpandDims(int64)", "Pad(float)", "Slice(float)", "Slice(int32)", "Concat(float)",
@@ -45,13 +45,6 @@ const std::set<std::string> kNotYetOnGpu = {
     "Split(float)", "Pack(float)", "Unpack(float)", "Transpose(float)", "Transpose(int32)",
     "InvertPermutation(int32)", "BroadcastGradientArgs(int32)", "ReducedShape(Tidx=int32)",
     "Add(int32)", "Add(int64)", "Sub(int32)", "Mul(int64)", "Greater(int32)", "Less(int32)",
-    "FusedBatchNorm(float)", "FusedBatchNormGrad(float)", "Enter(float)", "Enter(int32)",
-    "Exit(float)", "Exit(int32)", "Merge(float)", "Merge(int32)", "Switch(float)",
-    "Switch(int32)", "NextIteration(float)", "NextIteration(int32)", "LoopCond()",
-    "ControlTrigger()", "AccumulatorPush(float)", "AccumulatorPush(int32)",
-    "AccumulatorPop(float)", "AccumulatorPop(int32)", "ForwardAccumulator()",
-    "Gather(Tindices=int32,Tparams=float)", "Gather(Tindices=int32,Tparams=int32)",
-    "Gather(Tindices=int64,Tparams=float)", "UnsortedSegmentSum(float)", "OneHot(float)",
 };
 // clang-format on
 
