@@ -46,8 +46,9 @@ inline NodeDef Node(const std::string& op_name, int num_inputs, AttrMap attrs) {
   return n;
 }
 
-// Runs `node` on `device` with host `inputs` (copied to the device first; Ref inputs as `refs`)
-// and returns the outputs copied back to the host, or the kernel's error.
+// Runs `node` on `device` with host `inputs` (copied to the device first unless the kernel
+// declares them HostMemory; Ref inputs as `refs`) and returns the outputs copied back to the
+// host, or the kernel's error.
 inline StatusOr<std::vector<Tensor>> TryRun(Device* device, const NodeDef& node,
                                             const std::vector<Tensor>& inputs,
                                             const std::vector<Var*>& refs = {}) {
@@ -56,6 +57,11 @@ inline StatusOr<std::vector<Tensor>> TryRun(Device* device, const NodeDef& node,
   std::vector<TensorValue> values;
   for (Var* v : refs) values.push_back(TensorValue{Tensor(), v});
   for (const Tensor& t : inputs) {
+    // HostMemory inputs stay on the host, as the executor delivers them.
+    if (kernel->input_on_host(static_cast<int>(values.size()))) {
+      values.push_back(TensorValue{t, nullptr});
+      continue;
+    }
     ASSIGN_OR_RETURN(Tensor on_device, device->CopyFromHost(t));
     values.push_back(TensorValue{on_device, nullptr});
   }
