@@ -113,7 +113,7 @@ inline Tensor Random(DataType dt, const TensorShape& shape, double lo = -1, doub
 }
 
 // Runs `node` on the CPU and on the GPU with the same inputs; every output must agree within
-// |gpu - cpu| <= atol + rtol * |cpu| (bool outputs exactly).
+// |gpu - cpu| <= atol + rtol * |cpu| (bool and integer outputs exactly).
 inline void ExpectGpuMatchesCpu(const NodeDef& node, const std::vector<Tensor>& inputs,
                                 double rtol, double atol) {
   std::vector<Tensor> cpu = Run(Cpu(), node, inputs);
@@ -124,6 +124,9 @@ inline void ExpectGpuMatchesCpu(const NodeDef& node, const std::vector<Tensor>& 
     if (cpu[i].dtype() == DataType::kBool) {
       REQUIRE(cpu[i].shape() == gpu[i].shape());
       CHECK(fb::test::Values<bool>(gpu[i]) == fb::test::Values<bool>(cpu[i]));
+    } else if (cpu[i].dtype() != DataType::kFloat && cpu[i].dtype() != DataType::kDouble) {
+      INFO("cpu " << cpu[i].DebugString() << " gpu " << gpu[i].DebugString());
+      CHECK(TensorsEqual(gpu[i], cpu[i]));  // integer outputs (shapes, offsets) exactly
     } else {
       fb::test::ExpectClose(gpu[i], cpu[i], rtol, atol);
     }
