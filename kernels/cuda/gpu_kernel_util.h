@@ -14,6 +14,14 @@
 #define FB_REGISTER_GPU_FD(op, Kernel)   \
   FB_REGISTER_GPU_T(op, float, Kernel<float>); \
   FB_REGISTER_GPU_T(op, double, Kernel<double>)
+// The same with input `host_arg` (a shape or sizes argument) declared HostMemory.
+#define FB_REGISTER_GPU_FD_HOST(op, Kernel, host_arg)                                         \
+  REGISTER_KERNEL(KernelDefBuilder(op).Device(DEVICE_GPU).TypeConstraint<float>("T")         \
+                      .HostMemory(host_arg),                                                 \
+                  Kernel<float>);                                                            \
+  REGISTER_KERNEL(KernelDefBuilder(op).Device(DEVICE_GPU).TypeConstraint<double>("T")        \
+                      .HostMemory(host_arg),                                                 \
+                  Kernel<double>)
 
 namespace fb::gpu {
 
