@@ -31,8 +31,8 @@ StatusOr<StridedCopy> MakeCopy(const std::vector<int64_t>& dims,
                                const std::vector<int64_t>& src_strides, int64_t src_base,
                                const std::vector<int64_t>& dst_strides, int64_t dst_base) {
   if (dims.size() > static_cast<size_t>(kMaxCopyDims))
-    return InvalidArgument("tensors of rank ", dims.size(), " are not supported on the GPU (at most ",
-                           kMaxCopyDims, ")");
+    return InvalidArgument("tensors of rank ", dims.size(),
+                           " are not supported on the GPU (at most ", kMaxCopyDims, ")");
   StridedCopy c;
   c.rank = static_cast<int>(dims.size());
   for (int d = 0; d < c.rank; ++d) {
@@ -124,13 +124,15 @@ class GpuTransposeOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
     OP_REQUIRES(ctx, ctx->input(1).dims() == 1,
-                InvalidArgument("perm must be 1-D, got shape ", ctx->input(1).shape().DebugString()));
+                InvalidArgument("perm must be 1-D, got shape ",
+                                ctx->input(1).shape().DebugString()));
     auto perm = HostInts(ctx, 1);
     OP_REQUIRES_OK(ctx, perm.status());
     auto shape = TransposeShape(x.shape(), *perm);
     OP_REQUIRES_OK(ctx, shape.status());
     bool identity = true;
-    for (size_t i = 0; i < perm->size(); ++i) identity = identity && (*perm)[i] == static_cast<int64_t>(i);
+    for (size_t i = 0; i < perm->size(); ++i)
+      identity = identity && (*perm)[i] == static_cast<int64_t>(i);
     if (identity) {
       ctx->forward_input(0, 0);
       return;

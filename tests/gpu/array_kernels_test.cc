@@ -144,8 +144,8 @@ TEST_CASE("GPU Slice Pad Transpose and Tile copy like the CPU", "[gpu][array]") 
   Tensor x = Random(kF, {4, 5});
   ExpectSameError(Node("Slice", 3, {{"T", kF}, {"Index", kI}}), {x, Ints({3, 0}), Ints({2, 5})},
                   "exceeds dimension 0");
-  ExpectSameError(Node("Pad", 2, {{"T", kF}}), {x, Tensor::FromVector<int32_t>({-1, 0, 0, 0}, {2, 2})},
-                  "must be >= 0");
+  ExpectSameError(Node("Pad", 2, {{"T", kF}}),
+                  {x, Tensor::FromVector<int32_t>({-1, 0, 0, 0}, {2, 2})}, "must be >= 0");
   ExpectSameError(Node("Transpose", 2, {{"T", kF}}), {x, Ints({0, 0})}, "is not a permutation");
   ExpectSameError(Node("Tile", 2, {{"T", kF}}), {x, Ints({2})}, "multiples");
 }
