@@ -17,7 +17,11 @@ OpKernelConstruction::OpKernelConstruction(Device* device, const NodeDef& def, c
       output_types_(std::move(output_types)) {}
 
 OpKernel::OpKernel(OpKernelConstruction* ctx)
-    : def_(ctx->def()), input_types_(ctx->input_types()), output_types_(ctx->output_types()) {}
+    : def_(ctx->def()),
+      input_types_(ctx->input_types()),
+      output_types_(ctx->output_types()),
+      host_inputs_(ctx->host_memory_inputs()),
+      host_outputs_(ctx->host_memory_outputs()) {}
 
 void AsyncOpKernel::Compute(OpKernelContext* ctx) {
   std::mutex mu;
@@ -48,13 +52,22 @@ Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor*
   if (!shape.IsFullyDefined())
     return InvalidArgument("output ", i, " shape ", shape.DebugString(), " is not fully defined");
   // Out of memory is ResourceExhausted naming the node (GPU memory runs out in practice).
-  auto t = AllocateTensor(expected_output_dtype(i), shape, allocator());
+  auto t = AllocateTensor(expected_output_dtype(i), shape, output_allocator(i));
   if (!t.ok())
     return t.status().WithPrefix("output " + std::to_string(i) + " of node '" +
                                  params_->kernel->name() + "': ");
   outputs_[i].tensor = std::move(*t);
   *out = &outputs_[i].tensor;
   return Status::OK();
+}
+
+Allocator* OpKernelContext::output_allocator(int i) const {
+  return params_->kernel->output_on_host(i) ? host_allocator() : allocator();
+}
+
+Allocator* OpKernelContext::host_allocator() const {
+  Allocator* a = allocator();
+  return a->IsHostMemory() ? a : DefaultCpuAllocator();
 }
 
 Status OpKernelContext::allocate_temp(DataType dt, const TensorShape& shape, Tensor* out) {
@@ -111,18 +124,75 @@ bool KernelRegistry::HasKernel(const std::string& device_type, const NodeDef& no
   return Find(device_type, node) != nullptr;
 }
 
+namespace {
+
+// Marks the tensors of the args named in `names` in `args` (expanded as InOutTypesForNode does);
+// removes the names it finds from `names`.
+Status MarkHostArgs(const OpDef& op, const std::vector<ArgDef>& args, const NodeDef& node,
+                    std::set<std::string>* names, std::vector<bool>* host) {
+  host->clear();
+  for (const ArgDef& a : args) {
+    OpDef one;
+    one.name = op.name;
+    one.inputs = {a};
+    std::vector<DataType> types, unused;
+    RETURN_IF_ERROR(InOutTypesForNode(one, node.name, node.attrs, &types, &unused));
+    const bool on_host = names->erase(a.name) > 0;
+    host->insert(host->end(), types.size(), on_host);
+  }
+  return Status::OK();
+}
+
+Status HostMemoryTypes(const KernelDefBuilder& def, const OpDef& op, const NodeDef& node,
+                       std::vector<bool>* host_inputs, std::vector<bool>* host_outputs) {
+  host_inputs->clear();
+  host_outputs->clear();
+  if (def.host_memory().empty()) return Status::OK();
+  std::set<std::string> names(def.host_memory().begin(), def.host_memory().end());
+  std::set<std::string> outputs = names;
+  RETURN_IF_ERROR(MarkHostArgs(op, op.inputs, node, &names, host_inputs));
+  RETURN_IF_ERROR(MarkHostArgs(op, op.outputs, node, &outputs, host_outputs));
+  for (const std::string& n : names)
+    if (outputs.count(n))
+      return Internal("the ", def.device(), " kernel of ", op.name, " declares HostMemory(\"", n,
+                      "\"), which is not an input or output of the op");
+  return Status::OK();
+}
+
+}  // namespace
+
+Status KernelRegistry::MemoryTypesForNode(const std::string& device_type, const NodeDef& node,
+                                          std::vector<bool>* host_inputs,
+                                          std::vector<bool>* host_outputs) const {
+  host_inputs->clear();
+  host_outputs->clear();
+  const Entry* e = Find(device_type, node);
+  if (!e || e->def.host_memory().empty()) return Status::OK();
+  ASSIGN_OR_RETURN(const OpDef* op, OpRegistry::Global()->LookUp(node.op));
+  return HostMemoryTypes(e->def, *op, node, host_inputs, host_outputs);
+}
+
 StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(Device* device,
                                                                  const NodeDef& node) const {
+  return CreateKernel(device->device_type(), device, node);
+}
+
+StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(const std::string& device_type,
+                                                                 Device* device,
+                                                                 const NodeDef& node) const {
   ASSIGN_OR_RETURN(const OpDef* op, OpRegistry::Global()->LookUp(node.op));
-  const Entry* e = Find(device->device_type(), node);
+  const Entry* e = Find(device_type, node);
   if (!e) {
-    std::string types = DataTypeListString(TypesForOp(node.op, device->device_type()));
-    return NotFound("no ", device->device_type(), " kernel for node '", node.name, "' (", node.op,
+    std::string types = DataTypeListString(TypesForOp(node.op, device_type));
+    return NotFound("no ", device_type, " kernel for node '", node.name, "' (", node.op,
                     ")", types.empty() ? "" : "; kernels exist for ", types);
   }
   std::vector<DataType> in, out;
   RETURN_IF_ERROR(InOutTypesForNode(*op, node.name, node.attrs, &in, &out));
   OpKernelConstruction ctx(device, node, *op, in, out);
+  std::vector<bool> host_in, host_out;
+  RETURN_IF_ERROR(HostMemoryTypes(e->def, *op, node, &host_in, &host_out));
+  ctx.set_host_memory(std::move(host_in), std::move(host_out));
   std::unique_ptr<OpKernel> kernel = e->factory(&ctx);
   if (!ctx.status().ok())
     return ctx.status().WithPrefix(node.op + " '" + node.name + "': ");

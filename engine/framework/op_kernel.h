@@ -36,6 +36,13 @@ class OpKernelConstruction {
   const OpDef& op_def() const { return op_def_; }
   const std::vector<DataType>& input_types() const { return input_types_; }
   const std::vector<DataType>& output_types() const { return output_types_; }
+  // Per input / output: declared HostMemory by the kernel's registration (KernelDefBuilder).
+  const std::vector<bool>& host_memory_inputs() const { return host_inputs_; }
+  const std::vector<bool>& host_memory_outputs() const { return host_outputs_; }
+  void set_host_memory(std::vector<bool> inputs, std::vector<bool> outputs) {
+    host_inputs_ = std::move(inputs);
+    host_outputs_ = std::move(outputs);
+  }
   template <typename T>
   Status GetAttr(const std::string& name, T* out) const {
     return GetNodeAttr(def_.attrs, name, out);
@@ -49,6 +56,7 @@ class OpKernelConstruction {
   const NodeDef& def_;
   const OpDef& op_def_;
   std::vector<DataType> input_types_, output_types_;
+  std::vector<bool> host_inputs_, host_outputs_;
   Status status_;
 };
 
@@ -68,10 +76,17 @@ class OpKernel {
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
   DataType input_type(int i) const { return input_types_[i]; }
   DataType output_type(int i) const { return output_types_[i]; }
+  // TensorFlow's memory types: whether input i / output i lives in host memory on this kernel's
+  // device (KernelDefBuilder::HostMemory). Always false for kernels without HostMemory args; on a
+  // device whose memory is host memory (CPU) the distinction has no effect.
+  bool input_on_host(int i) const { return !host_inputs_.empty() && host_inputs_[i]; }
+  bool output_on_host(int i) const { return !host_outputs_.empty() && host_outputs_[i]; }
+  bool has_host_memory_args() const { return !host_inputs_.empty() || !host_outputs_.empty(); }
 
  private:
   NodeDef def_;
   std::vector<DataType> input_types_, output_types_;
+  std::vector<bool> host_inputs_, host_outputs_;  // empty: none
 };
 
 class AsyncOpKernel : public OpKernel {
@@ -114,8 +129,14 @@ class OpKernelContext {
   DataType input_dtype(int i) const { return params_->kernel->input_type(i); }
   DataType expected_output_dtype(int i) const { return params_->kernel->output_type(i); }
 
-  // Allocates output i from the device's allocator. Fails with ResourceExhausted.
+  // Allocates output i from output_allocator(i). Fails with ResourceExhausted.
   Status allocate_output(int i, const TensorShape& shape, Tensor** out);
+  // The allocator of output i: host memory (the CPU allocator) for a HostMemory output on a
+  // device with its own memory (GPU), else the device's allocator.
+  Allocator* output_allocator(int i) const;
+  // Host memory for the kernel's host-side temporaries: the device's allocator when its memory is
+  // host memory, else the process's CPU allocator.
+  Allocator* host_allocator() const;
   Status allocate_temp(DataType dt, const TensorShape& shape, Tensor* out);
   void set_output(int i, const Tensor& t);
   void set_output_ref(int i, Var* var);
@@ -151,6 +172,11 @@ class OpKernelContext {
   Status status_;
 };
 
+// Set (bool true) by the partitioner on a _Recv whose consumers read it as a HostMemory input on a
+// device with its own memory: the _Recv then outputs the received host tensor as it is instead
+// of copying it to the device (TensorFlow's _HostRecv).
+inline constexpr const char* kRecvHostMemoryAttr = "_host_memory";
+
 // Kernel registry, keyed by (op, device type) with type constraints on attrs.
 using KernelFactory = std::function<std::unique_ptr<OpKernel>(OpKernelConstruction*)>;
 
@@ -167,8 +193,13 @@ class KernelDefBuilder {
     constraints_.push_back({attr, dt});
     return *this;
   }
-  // Inputs kept in host memory on non-CPU devices (shapes, axes).
+  // Input or output arg `arg` (an OpDef arg name; all tensors of a list arg) lives in host memory
+  // on non-CPU devices (TensorFlow's HostMemory: shapes, axes, sizes). The kernel reads such
+  // inputs and writes such outputs with the host CPU; the executor copies a device-memory value
+  // that feeds a HostMemory input to the host (and a host value that feeds a device-memory
+  // input to the device), and the partitioner marks a _Recv that feeds one (kRecvHostMemoryAttr).
   KernelDefBuilder& HostMemory(const char* arg) { host_memory_.push_back(arg); return *this; }
+  const std::vector<std::string>& host_memory() const { return host_memory_; }
   const std::string& op() const { return op_; }
   const std::string& device() const { return device_; }
   const std::vector<std::pair<std::string, DataType>>& constraints() const { return constraints_; }
@@ -186,8 +217,17 @@ class KernelRegistry {
   // Creates the kernel for `node` on `device`. NotFound names the node, op, device type and the
   // dtypes for which kernels exist.
   StatusOr<std::unique_ptr<OpKernel>> CreateKernel(Device* device, const NodeDef& node) const;
+  // The kernel registered for `device_type` (which may differ from device's own type), constructed
+  // on `device`: a GPU kernel whose arguments are all host memory wraps the CPU kernel this way.
+  StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const std::string& device_type, Device* device,
+                                                   const NodeDef& node) const;
   // Whether some kernel for `node` exists on `device_type` (used for feasible-device sets, 4.3).
   bool HasKernel(const std::string& device_type, const NodeDef& node) const;
+  // The memory types of the kernel for `node` on `device_type`: per input / output tensor, whether
+  // it is HostMemory. All false when no kernel matches or it declares none. Internal naming the
+  // op and arg when a HostMemory name is not an arg of the op; InvalidArgument for bad attrs.
+  Status MemoryTypesForNode(const std::string& device_type, const NodeDef& node,
+                            std::vector<bool>* host_inputs, std::vector<bool>* host_outputs) const;
   // Device types with any kernel for `op`, and the dtypes each kernel was constrained to.
   std::vector<std::string> DeviceTypesForOp(const std::string& op) const;
   std::vector<DataType> TypesForOp(const std::string& op, const std::string& device_type) const;

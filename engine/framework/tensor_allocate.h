@@ -28,4 +28,9 @@ StatusOr<size_t> TensorBytes(DataType dtype, const TensorShape& shape);
 // The allocator a tensor's buffer really comes from (sees through AllocateTensor's proxy).
 Allocator* BaseAllocator(const Tensor& t);
 
+// Whether `t`'s buffer is host memory (true for tensors without an allocator).
+inline bool InHostMemory(const Tensor& t) {
+  return t.allocator() == nullptr || t.allocator()->IsHostMemory();
+}
+
 }  // namespace fb

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "engine/framework/device_name.h"
+#include "engine/framework/op_kernel.h"
 #include "engine/partition/control_loops.h"
 
 namespace fb {
@@ -50,6 +52,7 @@ class Partitioner {
     }
     for (Node* n : g_.nodes())
       for (const Edge* e : n->in_edges()) RETURN_IF_ERROR(WireEdge(e));
+    MarkHostMemoryRecvs();
     return AddControlLoops(g_, info_, recv_frames_, parts_);
   }
 
@@ -89,6 +92,7 @@ class Partitioner {
     }
     std::string tensor = TransferTensorName(*e->src, e->src_output);
     std::string key = tensor + "->" + dst_dev;
+    ASSIGN_OR_RETURN(bool host_input, IsHostMemoryInput(*e->dst, e->dst_input, dst_dev));
     auto it = recvs_.find(key);
     if (it == recvs_.end()) {
       std::string base = "_xfer/" + e->src->name() + "_" + std::to_string(e->src_output) + "/" +
@@ -101,13 +105,35 @@ class Partitioner {
       for (const RecvGate& gate : RecvGates(*e->src))
         if (gate.port == e->src_output && gate.dst_device == dst_dev)
           recv.inputs.push_back("^" + gate.gate);
-      Add(dst_dev, recv);
+      recv_at_[key] = Add(dst_dev, recv);
+      recv_all_host_[key] = true;
       recv_frames_[dst_dev][base + "/recv"] = info_.frame(e->src);
       it = recvs_.emplace(key, base + "/recv").first;
       if (stats_) ++stats_->num_send_recv_pairs;
     }
+    recv_all_host_[key] = recv_all_host_[key] && host_input;
     Def(index_[e->dst->name()]).inputs[e->dst_input] = it->second;
     return Status::OK();
+  }
+
+  // Whether input `port` of `dst` is HostMemory in its kernel on `device` (never on a CPU:
+  // its memory is host memory). Errors only for a kernel declaring an unknown HostMemory arg.
+  StatusOr<bool> IsHostMemoryInput(const Node& dst, int port, const std::string& device) {
+    auto parsed = ParseDeviceName(device);
+    if (!parsed.ok() || !parsed->has_type || parsed->type == DEVICE_CPU) return false;
+    std::vector<bool> host_inputs, host_outputs;
+    RETURN_IF_ERROR(KernelRegistry::Global()->MemoryTypesForNode(parsed->type, dst.def(),
+                                                                 &host_inputs, &host_outputs)
+                        .WithPrefix("partitioning node '" + dst.name() + "': "));
+    return port < static_cast<int>(host_inputs.size()) && host_inputs[port];
+  }
+
+  // A _Recv whose consumers all read it as HostMemory inputs keeps the tensor in host memory
+  // (kRecvHostMemoryAttr); with mixed consumers it copies to the device and the executor copies
+  // back for the HostMemory ones.
+  void MarkHostMemoryRecvs() {
+    for (const auto& [key, all_host] : recv_all_host_)
+      if (all_host) Def(recv_at_[key]).attrs[kRecvHostMemoryAttr] = true;
   }
 
   static std::string DeviceSuffix(const std::string& dev) {
@@ -122,6 +148,8 @@ class Partitioner {
   PartitionStats* stats_;
   std::map<std::string, std::pair<std::string, size_t>> index_;
   std::map<std::string, std::string> recvs_;
+  std::map<std::string, std::pair<std::string, size_t>> recv_at_;  // key -> where the _Recv is
+  std::map<std::string, bool> recv_all_host_;                     // key -> all consumers host
   std::set<std::string> control_recvs_;
   ControlFlowInfo info_;
   std::map<std::string, std::map<std::string, std::string>> recv_frames_;  // device -> recv -> frame

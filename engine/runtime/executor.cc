@@ -55,6 +55,9 @@ Status ExecutorImpl::Initialize() {
     item.is_next_iteration = op == "NextIteration";
     item.is_transfer = op == "_Send" || op == "_Recv";
     item.is_control_trigger = op == "ControlTrigger";
+    // _Send and _Fetch copy any tensor to the host themselves.
+    item.match_memory_types =
+        !device_->GetAllocator()->IsHostMemory() && !item.is_transfer && op != "_Fetch";
     if (item.is_enter) {
       (void)GetNodeAttr(n->def().attrs, "frame_name", &item.frame_name);
       (void)GetNodeAttr(n->def().attrs, "is_constant", &item.is_constant_enter);

@@ -35,6 +35,9 @@ struct NodeItem {
   bool is_next_iteration = false, is_transfer = false;  // transfer: Send/Recv run even when dead
   bool is_constant_enter = false;
   bool is_control_trigger = false;  // ControlTrigger: never dead
+  // On a device with its own memory (GPU), for all but _Send/_Recv/_Fetch: inputs are moved to the
+  // kernel's memory type (HostMemory inputs to the host, the others to the device) before it runs.
+  bool match_memory_types = false;
   int parallel_iterations = 10;
   std::string frame_name;  // Enter: the child frame
   // Pending count at the start of an iteration. For Merge: (control inputs << 1) | 1, the low bit

@@ -1,5 +1,7 @@
 #include "engine/runtime/executor_state.h"
 
+#include "engine/framework/tensor_allocate.h"
+
 #include <algorithm>
 
 namespace fb {
@@ -64,6 +66,28 @@ void ExecutorState::Start() {
   if (!on_caller.empty()) Process(std::move(on_caller), inexpensive_only ? Executor::kInlineBudgetNs : 0);
 }
 
+namespace {
+
+// Moves input `i` of `item` into the memory its kernel reads it from (TensorFlow's memory types:
+// a device-memory value feeding a HostMemory input is copied to the host, a host value feeding a
+// device-memory input is copied to the device). Copies to the host wait for the device's queued
+// work; HostMemory inputs are small (shapes, axes). String tensors stay on the host.
+Status MatchMemoryType(const NodeItem& item, Device* device, int i, TensorValue* v) {
+  if (v->is_ref() || !v->tensor.IsInitialized() || v->tensor.dtype() == DataType::kString)
+    return Status::OK();
+  const bool want_host = item.kernel->input_on_host(i);
+  if (want_host == InHostMemory(v->tensor)) return Status::OK();
+  StatusOr<Tensor> moved = want_host ? device->CopyToHost(v->tensor)
+                                     : device->CopyFromHost(v->tensor);
+  if (!moved.ok())
+    return moved.status().WithPrefix("copying input " + std::to_string(i) + " to " +
+                                     (want_host ? "host" : "device") + " memory: ");
+  v->tensor = std::move(*moved);
+  return Status::OK();
+}
+
+}  // namespace
+
 Status ExecutorState::PrepareInputs(const NodeItem& item, IterationState* iter_state,
                                     std::vector<TensorValue>* inputs,
                                     std::vector<bool>* input_dead) {
@@ -89,6 +113,7 @@ Status ExecutorState::PrepareInputs(const NodeItem& item, IterationState* iter_s
       v.ref = e.ref;
     }
     e = Entry();
+    if (item.match_memory_types) RETURN_IF_ERROR(MatchMemoryType(item, impl_.device(), i, &v));
   }
   return Status::OK();
 }

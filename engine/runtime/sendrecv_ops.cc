@@ -1,7 +1,9 @@
 // _Send and _Recv: the pair that replaces every cross-device edge after partitioning (whitepaper
 // 3.2.2, Figure 4). The key is (send_device, recv_device, tensor_name, frame, iteration); the
 // step is the Rendezvous object itself. _Recv is asynchronous (5.3): it holds no thread while
-// waiting. Dead values (control flow, 4.4) travel as is_dead.
+// waiting. Dead values (control flow, 4.4) travel as is_dead. A _Recv marked kRecvHostMemoryAttr
+// by the partitioner (its consumers read HostMemory inputs) outputs the received host tensor
+// without copying it to its device (TensorFlow's _HostRecv).
 #include "engine/framework/op_kernel.h"
 #include "engine/framework/progress_thread.h"
 #include "engine/framework/shape_inference.h"
@@ -78,17 +80,26 @@ constexpr int64_t kMaxCopyOnProgressThreadBytes = 64 << 10;
 
 class RecvOp : public AsyncOpKernel {
  public:
-  explicit RecvOp(OpKernelConstruction* c) : AsyncOpKernel(c), key_(MakeKey(c)) {}
+  explicit RecvOp(OpKernelConstruction* c) : AsyncOpKernel(c), key_(MakeKey(c)) {
+    // Only a device with its own memory keeps a host-memory _Recv apart (on a CPU the tensor
+    // still moves into the device's allocator, for per-device peak memory).
+    if (c->HasAttr(kRecvHostMemoryAttr) && !c->device()->GetAllocator()->IsHostMemory())
+      c->SetStatus(c->GetAttr(kRecvHostMemoryAttr, &host_memory_));
+  }
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
     OP_REQUIRES_ASYNC(ctx, ctx->rendezvous() != nullptr, Internal("_Recv run without a rendezvous"),
                       done);
     Rendezvous::ParsedKey scratch;
     const Rendezvous::ParsedKey& key = KeyInFrame(key_, ctx, &scratch);
-    ctx->rendezvous()->RecvAsync(key, [ctx, done](const Status& s, const Tensor& v, bool dead) {
+    const bool host_memory = host_memory_;
+    ctx->rendezvous()->RecvAsync(key, [ctx, done, host_memory](const Status& s, const Tensor& v,
+                                                               bool dead) {
       if (!s.ok()) {
         ctx->SetStatus(s);
       } else if (dead) {
         ctx->set_output_dead(0);
+      } else if (host_memory && InHostMemory(v)) {
+        ctx->set_output(0, v);
       } else {
         auto on_device = ctx->device()->CopyFromHost(v);
         if (!on_device.ok()) {
@@ -122,6 +133,7 @@ class RecvOp : public AsyncOpKernel {
 
  private:
   Rendezvous::ParsedKey key_;
+  bool host_memory_ = false;
 };
 
 REGISTER_KERNEL(KernelDefBuilder("_Send").Device(DEVICE_CPU), SendOp);

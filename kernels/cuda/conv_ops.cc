@@ -267,8 +267,8 @@ template <typename T>
 using GpuConv2DBackpropFilterOp = GpuConvOp<T, ConvKind::kBackpropFilter>;
 
 FB_REGISTER_GPU_FD("Conv2D", GpuConv2DOp);
-FB_REGISTER_GPU_FD("Conv2DBackpropInput", GpuConv2DBackpropInputOp);
-FB_REGISTER_GPU_FD("Conv2DBackpropFilter", GpuConv2DBackpropFilterOp);
+FB_REGISTER_GPU_FD_HOST("Conv2DBackpropInput", GpuConv2DBackpropInputOp, "input_sizes");
+FB_REGISTER_GPU_FD_HOST("Conv2DBackpropFilter", GpuConv2DBackpropFilterOp, "filter_sizes");
 
 }  // namespace
 }  // namespace fb::gpu

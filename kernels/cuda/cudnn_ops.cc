@@ -214,7 +214,7 @@ using GpuLogSoftmaxOp = GpuSoftmaxOp<T, CUDNN_SOFTMAX_LOG>;
 FB_REGISTER_GPU_FD("MaxPool", GpuMaxPoolOp);
 FB_REGISTER_GPU_FD("MaxPoolGrad", GpuMaxPoolGradOp);
 FB_REGISTER_GPU_FD("AvgPool", GpuAvgPoolOp);
-FB_REGISTER_GPU_FD("AvgPoolGrad", GpuAvgPoolGradOp);
+FB_REGISTER_GPU_FD_HOST("AvgPoolGrad", GpuAvgPoolGradOp, "orig_input_shape");
 FB_REGISTER_GPU_FD("Relu", GpuReluOp);
 FB_REGISTER_GPU_FD("Sigmoid", GpuSigmoidOp);
 FB_REGISTER_GPU_FD("Tanh", GpuTanhOp);

@@ -14,12 +14,21 @@
 #define FB_REGISTER_GPU_FD(op, Kernel)   \
   FB_REGISTER_GPU_T(op, float, Kernel<float>); \
   FB_REGISTER_GPU_T(op, double, Kernel<double>)
+// The same with input `host_arg` (a shape or sizes argument) declared HostMemory.
+#define FB_REGISTER_GPU_FD_HOST(op, Kernel, host_arg)                                         \
+  REGISTER_KERNEL(KernelDefBuilder(op).Device(DEVICE_GPU).TypeConstraint<float>("T")         \
+                      .HostMemory(host_arg),                                                 \
+                  Kernel<float>);                                                            \
+  REGISTER_KERNEL(KernelDefBuilder(op).Device(DEVICE_GPU).TypeConstraint<double>("T")        \
+                      .HostMemory(host_arg),                                                 \
+                  Kernel<double>)
 
 namespace fb::gpu {
 
-// Input i as a host tensor. Small int inputs (reduction axes, shapes, sizes) are host memory in
-// TensorFlow (HostMemory); flowbench's executor has no host-memory inputs, so such an input
-// arrives in GPU memory and this copies it back, waiting for the copy (a few bytes).
+// Input i as a host tensor. Small int inputs (reduction axes, shapes, sizes) are declared
+// HostMemory in the kernel registrations, so the executor delivers them in host memory and this
+// returns them as they are; a kernel run directly with a GPU-memory input gets a copy (waiting
+// for it, a few bytes).
 inline StatusOr<Tensor> HostInput(OpKernelContext* ctx, int i) {
   return GpuOf(ctx)->CopyToHost(ctx->input(i));
 }

@@ -74,18 +74,19 @@ class GpuRandomOp : public OpKernel {
   PhiloxStream stream_;
 };
 
-#define FB_REGISTER_RANDOM(T)                                                                 \
-  REGISTER_KERNEL(KernelDefBuilder("RandomUniform").Device(DEVICE_GPU).TypeConstraint<T>("dtype"), \
-                  GpuRandomOp<T, RandomDist::kUniform>);                                      \
+// The shape argument is HostMemory (read on the host).
+#define FB_REGISTER_RANDOM_OP(op, T, dist)                                                    \
   REGISTER_KERNEL(                                                                            \
-      KernelDefBuilder("RandomStandardNormal").Device(DEVICE_GPU).TypeConstraint<T>("dtype"), \
-      GpuRandomOp<T, RandomDist::kNormal>);                                                   \
-  REGISTER_KERNEL(                                                                            \
-      KernelDefBuilder("TruncatedNormal").Device(DEVICE_GPU).TypeConstraint<T>("dtype"),      \
-      GpuRandomOp<T, RandomDist::kTruncatedNormal>)
+      KernelDefBuilder(op).Device(DEVICE_GPU).TypeConstraint<T>("dtype").HostMemory("shape"), \
+      GpuRandomOp<T, RandomDist::dist>)
+#define FB_REGISTER_RANDOM(T)                                    \
+  FB_REGISTER_RANDOM_OP("RandomUniform", T, kUniform);           \
+  FB_REGISTER_RANDOM_OP("RandomStandardNormal", T, kNormal);     \
+  FB_REGISTER_RANDOM_OP("TruncatedNormal", T, kTruncatedNormal)
 FB_REGISTER_RANDOM(float);
 FB_REGISTER_RANDOM(double);
 #undef FB_REGISTER_RANDOM
+#undef FB_REGISTER_RANDOM_OP
 
 }  // namespace
 }  // namespace fb::gpu

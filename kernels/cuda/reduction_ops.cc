@@ -1,5 +1,5 @@
 // GPU kernels of Sum, Mean, Max, Min (engine/ops/math_reduction_ops.cc), BiasAddGrad and
-// SoftmaxCrossEntropyWithLogits. The axes are read on the host (HostInput), the input's dims are
+// SoftmaxCrossEntropyWithLogits. The axes are HostMemory (read on the host), the input's dims are
 // collapsed as on the CPU (reduction::Collapse), and each reduced group is one
 // [outer, r, inner] pass of reduce_kernels.cu, innermost first.
 #include "engine/ops/math_reduction_util.h"
@@ -105,9 +105,13 @@ class GpuSoftmaxXentOp : public OpKernel {
   }
 };
 
-#define FB_REGISTER_REDUCTION(name, fn, mean)                                        \
-  FB_REGISTER_GPU_T(name, float, GpuReductionOp<float, ReduceFn::fn, mean>);         \
-  FB_REGISTER_GPU_T(name, double, GpuReductionOp<double, ReduceFn::fn, mean>)
+#define FB_REGISTER_REDUCTION(name, fn, mean)                                          \
+  REGISTER_KERNEL(KernelDefBuilder(name).Device(DEVICE_GPU).TypeConstraint<float>("T")  \
+                      .HostMemory("reduction_indices"),                                 \
+                  GpuReductionOp<float, ReduceFn::fn, mean>);                           \
+  REGISTER_KERNEL(KernelDefBuilder(name).Device(DEVICE_GPU).TypeConstraint<double>("T") \
+                      .HostMemory("reduction_indices"),                                 \
+                  GpuReductionOp<double, ReduceFn::fn, mean>)
 FB_REGISTER_REDUCTION("Sum", kSum, false);
 FB_REGISTER_REDUCTION("Mean", kSum, true);
 FB_REGISTER_REDUCTION("Max", kMax, false);

@@ -1,0 +1,66 @@
+// GPU kernels of the shape and metadata ops: Shape, Rank, Size, Reshape, ExpandDims, Squeeze,
+// StopGradient, BroadcastGradientArgs, ReducedShape, ConcatOffset and InvertPermutation.
+// As in TensorFlow, their int32/int64 shape, axis and size arguments live in host memory
+// (KernelDefBuilder::HostMemory), so each kernel is the CPU kernel itself run by the GPU device:
+// it reads only host memory and the metadata (shape, dtype) of GPU tensors, never their data.
+// Reshape, ExpandDims, Squeeze and StopGradient output a view of the input's GPU buffer (no copy).
+// int32 tensors of the views and of Shape/Size/Rank are host memory throughout (TensorFlow's
+// convention for int32 on GPUs), so no value crosses to the device for them.
+#include "kernels/cuda/gpu_kernel_util.h"
+
+namespace fb::gpu {
+namespace {
+
+// The CPU kernel of the node, run on the GPU device with the GPU kernel's memory types. Only
+// for ops whose CPU kernel reads no GPU data (every data argument it reads is HostMemory).
+class HostComputeOp : public OpKernel {
+ public:
+  explicit HostComputeOp(OpKernelConstruction* c) : OpKernel(c) {
+    auto k = KernelRegistry::Global()->CreateKernel(DEVICE_CPU, c->device(), c->def());
+    if (!k.ok()) {
+      c->SetStatus(k.status());
+      return;
+    }
+    cpu_ = std::move(*k);
+    FB_CHECK(cpu_->AsAsync() == nullptr) << "asynchronous CPU kernel " << c->def().op;
+  }
+  void Compute(OpKernelContext* ctx) override { cpu_->Compute(ctx); }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  std::unique_ptr<OpKernel> cpu_;
+};
+
+// float and double data in GPU memory with the shape arguments `host` on the host; int32 data
+// on the host too (`data`: the op's data input and output).
+#define FB_GPU(op) KernelDefBuilder(op).Device(DEVICE_GPU)
+#define FB_REGISTER_GPU_VIEW(op, host, data)                                         \
+  REGISTER_KERNEL(FB_GPU(op).TypeConstraint<float>("T") host, HostComputeOp);       \
+  REGISTER_KERNEL(FB_GPU(op).TypeConstraint<double>("T") host, HostComputeOp);      \
+  REGISTER_KERNEL(FB_GPU(op).TypeConstraint<int32_t>("T") host data, HostComputeOp)
+
+#define FB_DATA(in) .HostMemory(in).HostMemory("output")
+FB_REGISTER_GPU_VIEW("Reshape", .HostMemory("shape"), FB_DATA("tensor"));
+FB_REGISTER_GPU_VIEW("ExpandDims", .HostMemory("dim"), FB_DATA("input"));
+FB_REGISTER_GPU_VIEW("Squeeze", , FB_DATA("input"));
+FB_REGISTER_GPU_VIEW("StopGradient", , FB_DATA("input"));
+FB_REGISTER_GPU_VIEW("Shape", .HostMemory("output"), FB_DATA("input"));
+FB_REGISTER_GPU_VIEW("Size", .HostMemory("output"), FB_DATA("input"));
+FB_REGISTER_GPU_VIEW("Rank", .HostMemory("output"), FB_DATA("input"));
+#undef FB_DATA
+#undef FB_REGISTER_GPU_VIEW
+
+REGISTER_KERNEL(FB_GPU("BroadcastGradientArgs")
+                    .HostMemory("s0").HostMemory("s1").HostMemory("r0").HostMemory("r1"),
+                HostComputeOp);
+REGISTER_KERNEL(FB_GPU("ReducedShape").HostMemory("input_shape").HostMemory("axes")
+                    .HostMemory("output"),
+                HostComputeOp);
+REGISTER_KERNEL(FB_GPU("ConcatOffset").HostMemory("concat_dim").HostMemory("shape")
+                    .HostMemory("offset"),
+                HostComputeOp);
+REGISTER_KERNEL(FB_GPU("InvertPermutation").HostMemory("x").HostMemory("y"), HostComputeOp);
+#undef FB_GPU
+
+}  // namespace
+}  // namespace fb::gpu
