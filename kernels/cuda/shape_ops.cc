@@ -1,5 +1,6 @@
 // GPU kernels of the shape and metadata ops: Shape, Rank, Size, Reshape, ExpandDims, Squeeze,
-// StopGradient, BroadcastGradientArgs, ReducedShape, ConcatOffset and InvertPermutation.
+// StopGradient, BroadcastGradientArgs, ReducedShape, ConcatOffset and InvertPermutation, and the
+// int32/int64 arithmetic, comparisons, Slice, ConcatV2 and Transpose of shapes and loop counters.
 // As in TensorFlow, their int32/int64 shape, axis and size arguments live in host memory
 // (KernelDefBuilder::HostMemory), so each kernel is the CPU kernel itself run by the GPU device:
 // it reads only host memory and the metadata (shape, dtype) of GPU tensors, never their data.
@@ -40,6 +41,8 @@ class HostComputeOp : public OpKernel {
   REGISTER_KERNEL(FB_GPU(op).TypeConstraint<int32_t>("T") host data, HostComputeOp)
 
 #define FB_DATA(in) .HostMemory(in).HostMemory("output")
+#define FB_REGISTER_GPU_VIEW_INT64(op, host, data) \
+  REGISTER_KERNEL(FB_GPU(op).TypeConstraint<int64_t>("T") host data, HostComputeOp)
 FB_REGISTER_GPU_VIEW("Reshape", .HostMemory("shape"), FB_DATA("tensor"));
 FB_REGISTER_GPU_VIEW("ExpandDims", .HostMemory("dim"), FB_DATA("input"));
 FB_REGISTER_GPU_VIEW("Squeeze", , FB_DATA("input"));
@@ -47,6 +50,12 @@ FB_REGISTER_GPU_VIEW("StopGradient", , FB_DATA("input"));
 FB_REGISTER_GPU_VIEW("Shape", .HostMemory("output"), FB_DATA("input"));
 FB_REGISTER_GPU_VIEW("Size", .HostMemory("output"), FB_DATA("input"));
 FB_REGISTER_GPU_VIEW("Rank", .HostMemory("output"), FB_DATA("input"));
+FB_REGISTER_GPU_VIEW_INT64("Reshape", .HostMemory("shape"), FB_DATA("tensor"));
+FB_REGISTER_GPU_VIEW_INT64("ExpandDims", .HostMemory("dim"), FB_DATA("input"));
+FB_REGISTER_GPU_VIEW_INT64("Squeeze", , FB_DATA("input"));
+FB_REGISTER_GPU_VIEW_INT64("Size", .HostMemory("output"), FB_DATA("input"));
+FB_REGISTER_GPU_VIEW_INT64("Shape", .HostMemory("output"), FB_DATA("input"));
+#undef FB_REGISTER_GPU_VIEW_INT64
 #undef FB_DATA
 #undef FB_REGISTER_GPU_VIEW
 
@@ -60,6 +69,29 @@ REGISTER_KERNEL(FB_GPU("ConcatOffset").HostMemory("concat_dim").HostMemory("shap
                     .HostMemory("offset"),
                 HostComputeOp);
 REGISTER_KERNEL(FB_GPU("InvertPermutation").HostMemory("x").HostMemory("y"), HostComputeOp);
+
+// int32/int64 shape, index and loop-counter arithmetic and the int copies of shape vectors: in
+// host memory on the GPU device, as TensorFlow keeps them (a few elements; a launch and two
+// copies would cost more than the work).
+#define FB_REGISTER_GPU_HOST_INT(op, args)                                      \
+  REGISTER_KERNEL(FB_GPU(op).TypeConstraint<int32_t>("T") args, HostComputeOp); \
+  REGISTER_KERNEL(FB_GPU(op).TypeConstraint<int64_t>("T") args, HostComputeOp)
+#define FB_XYZ .HostMemory("x").HostMemory("y").HostMemory("z")
+FB_REGISTER_GPU_HOST_INT("Add", FB_XYZ);
+FB_REGISTER_GPU_HOST_INT("Sub", FB_XYZ);
+FB_REGISTER_GPU_HOST_INT("Mul", FB_XYZ);
+FB_REGISTER_GPU_HOST_INT("Greater", FB_XYZ);
+FB_REGISTER_GPU_HOST_INT("GreaterEqual", FB_XYZ);
+FB_REGISTER_GPU_HOST_INT("Less", FB_XYZ);
+FB_REGISTER_GPU_HOST_INT("LessEqual", FB_XYZ);
+#undef FB_XYZ
+FB_REGISTER_GPU_HOST_INT("Slice",
+                         .HostMemory("input").HostMemory("begin").HostMemory("size")
+                             .HostMemory("output"));
+FB_REGISTER_GPU_HOST_INT("ConcatV2",
+                         .HostMemory("values").HostMemory("axis").HostMemory("output"));
+FB_REGISTER_GPU_HOST_INT("Transpose", .HostMemory("x").HostMemory("perm").HostMemory("y"));
+#undef FB_REGISTER_GPU_HOST_INT
 #undef FB_GPU
 
 }  // namespace

@@ -126,6 +126,24 @@ TEST_CASE("GPU gradient shape ops compute on the host like the CPU", "[gpu][arra
                   {IntScalar(1), Ints({2, 3}), Ints({3, 3})}, "does not match shape 0");
 }
 
+TEST_CASE("GPU int32 shape arithmetic and int Slice ConcatV2 Transpose run on the host",
+          "[gpu][array]") {
+  for (const char* op : {"Add", "Sub", "Mul", "Greater", "GreaterEqual", "Less", "LessEqual"}) {
+    INFO(op);
+    NodeDef n = Node(op, 2, {{"T", kI}});
+    ExpectGpuMatchesCpu(n, {Ints({3, -1, 4}), Ints({2, 7, 4})}, 0, 0);
+    RawRun r = RunRaw(n, {Ints({1, 2}), IntScalar(2)});
+    CHECK(InHostMemory(r.outputs[0]));
+  }
+  ExpectGpuMatchesCpu(Node("Slice", 3, {{"T", kI}, {"Index", kI}}),
+                      {Ints({5, 6, 7, 8}), Ints({1}), Ints({2})}, 0, 0);
+  ExpectGpuMatchesCpu(Node("ConcatV2", 3, {{"T", kI}, {"N", int64_t{2}}, {"Tidx", kI}}),
+                      {Ints({1, 2}), Ints({3}), IntScalar(0)}, 0, 0);
+  ExpectGpuMatchesCpu(Node("Transpose", 2, {{"T", kI}}),
+                      {Tensor::FromVector<int32_t>({1, 2, 3, 4, 5, 6}, {2, 3}), Ints({1, 0})}, 0,
+                      0);
+}
+
 TEST_CASE("GPU Slice Pad Transpose and Tile copy like the CPU", "[gpu][array]") {
   for (DataType dt : {kF, kD}) {
     INFO(DataTypeString(dt));

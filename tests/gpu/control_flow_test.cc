@@ -59,8 +59,6 @@ TensorValue OnGpu(const Tensor& host) {
   return TensorValue{*t, nullptr};
 }
 
-bool InHostMemory(const Tensor& t) { return t.allocator() && t.allocator()->IsHostMemory(); }
-
 TEST_CASE("GPU Switch reads a predicate in GPU memory and forwards without copying",
           "[gpu][control_flow]") {
   auto sw = GpuKernel(Node("Switch", 2, {{"T", kF}}));
