@@ -55,12 +55,18 @@ def main():
     p.add_argument("--models", default=",".join(BATCH_SIZES))
     p.add_argument("--steps", type=int, default=10)
     p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--cudnn-tf32", choices=("default", "off"), default="default",
+                   help="off: torch.backends.cudnn.allow_tf32 = False (full FP32 convolutions)")
     args = p.parse_args()
+    if args.cudnn_tf32 == "off":
+        torch.backends.cudnn.allow_tf32 = False
     if not torch.cuda.is_available():
         print("models_torch_gpu: no GPU: SKIPPED")
         return
     print(f"models_torch_gpu: torch {torch.__version__}, {torch.cuda.get_device_name(0)}, "
-          f"cuDNN {torch.backends.cudnn.version()}, CUDA {torch.version.cuda}")
+          f"cuDNN {torch.backends.cudnn.version()}, CUDA {torch.version.cuda}, "
+          f"cudnn.allow_tf32={torch.backends.cudnn.allow_tf32}, "
+          f"matmul.allow_tf32={torch.backends.cuda.matmul.allow_tf32}")
     rows = []
     for name in args.models.split(","):
         for mode in MODES:

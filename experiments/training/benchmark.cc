@@ -1,4 +1,5 @@
 #include "experiments/training/benchmark.h"
+#include "experiments/training/synthetic_inputs.h"
 
 #include <sys/resource.h>
 
@@ -70,7 +71,7 @@ Tensor SyntheticTokens(const WordLmOptions& w, int64_t batch, uint64_t seed) {
 }
 
 // Synthetic input: one batch of random images and labels (datasets/synthetic.h), or of token ids
-// and next-token ids for a language model, fed every step.
+// and next-token ids for a language model (held in Variables by MakeSession, synthetic_inputs.h).
 StatusOr<StepSignature> MakeSignature(const BenchmarkOptions& o, const ModelOptions& mo,
                                       const Model& m) {
   StepSignature sig;
@@ -96,8 +97,10 @@ StatusOr<StepSignature> MakeSignature(const BenchmarkOptions& o, const ModelOpti
       sig.fetches = {m.logits};
       break;
     case BenchmarkMode::kForwardBackward:
+      // The gradients are computed, not fetched (convnet-benchmarks runs them as targets): a
+      // fetch would copy every gradient to the host each step on a GPU.
       sig.fetches = {m.loss};
-      sig.fetches.insert(sig.fetches.end(), m.gradients.begin(), m.gradients.end());
+      for (const std::string& g : m.gradients) sig.targets.push_back(g.substr(0, g.find(':')));
       break;
     case BenchmarkMode::kTrain:
       sig.fetches = {m.loss};
@@ -110,15 +113,23 @@ StatusOr<StepSignature> MakeSignature(const BenchmarkOptions& o, const ModelOpti
 // A Session on the devices of --devices (engine/runtime/local_devices.h), initialized; their
 // descriptions go to *devices.
 StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const BenchmarkOptions& o,
+                                               StepSignature* sig,
                                                std::vector<std::string>* devices) {
   SessionOptions so;
   ASSIGN_OR_RETURN(so.device_mgr, CreateDevicesForFlag(o.devices, o.threads));
   *devices = DescribeDevicesForMetrics(*so.device_mgr);
   so.placer = o.placer;
   ASSIGN_OR_RETURN(auto session, Session::Create(so));
-  RETURN_IF_ERROR(session->Extend(model.scope.ToGraphDef()));
+  GraphDef graph = model.scope.ToGraphDef();
+  SyntheticInit synthetic;
+  if (!o.dataset) {
+    ASSIGN_OR_RETURN(synthetic, MoveFeedsIntoVariables(&graph, &sig->feeds));
+  }
+  RETURN_IF_ERROR(session->Extend(graph));
   std::vector<Tensor> none;
   RETURN_IF_ERROR(session->Run({}, {}, {model.init}, &none));
+  if (!synthetic.targets.empty())
+    RETURN_IF_ERROR(session->Run(synthetic.feeds, {}, synthetic.targets, &none));
   return session;
 }
 
@@ -349,7 +360,7 @@ StatusOr<BenchmarkResult> RunBenchmark(const BenchmarkOptions& o,
   ASSIGN_OR_RETURN(Model model, BuildModel(o.model, mo));
   ASSIGN_OR_RETURN(StepSignature sig, MakeSignature(o, mo, model));
   std::vector<std::string> devices;
-  ASSIGN_OR_RETURN(std::unique_ptr<Session> session, MakeSession(model, o, &devices));
+  ASSIGN_OR_RETURN(std::unique_ptr<Session> session, MakeSession(model, o, &sig, &devices));
 
   BenchmarkResult r = Describe(o, mo, model);
   r.devices = std::move(devices);

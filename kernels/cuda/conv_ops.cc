@@ -85,26 +85,52 @@ StatusOr<AlgoChoice> Best(const Perf* perf, int n) {
   return Internal("cuDNN found no usable convolution algorithm");
 }
 
+// cuDNN's algorithm 0 of `kind` (implicit GEMM, every data type and shape) with its workspace:
+// the fallback when the search finds nothing (double-precision backprops, for instance).
+StatusOr<AlgoChoice> AlgoZero(cudnnHandle_t h, ConvKind kind, const ConvDescs& d) {
+  size_t bytes = 0;
+  if (kind == ConvKind::kForward) {
+    FB_CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionForwardWorkspaceSize(
+        h, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+        &bytes));
+    return AlgoChoice{static_cast<int>(CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM), bytes};
+  }
+  if (kind == ConvKind::kBackpropInput) {
+    FB_CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardDataWorkspaceSize(
+        h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), CUDNN_CONVOLUTION_BWD_DATA_ALGO_0,
+        &bytes));
+    return AlgoChoice{static_cast<int>(CUDNN_CONVOLUTION_BWD_DATA_ALGO_0), bytes};
+  }
+  FB_CUDNN_RETURN_IF_ERROR(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+      h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0,
+      &bytes));
+  return AlgoChoice{static_cast<int>(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0), bytes};
+}
+
 StatusOr<AlgoChoice> FindAlgo(GpuDevice* gpu, ConvKind kind, const ConvDescs& d) {
   constexpr int kMax = 16;
   int n = 0;
   cudnnHandle_t h = gpu->cudnn();
+  StatusOr<AlgoChoice> best = Internal("cuDNN found no usable convolution algorithm");
   if (kind == ConvKind::kForward) {
     cudnnConvolutionFwdAlgoPerf_t perf[kMax];
     FB_CUDNN_RETURN_IF_ERROR(cudnnFindConvolutionForwardAlgorithm(
         h, d.x.get(), d.w.get(), d.conv.get(), d.y.get(), kMax, &n, perf));
-    return Best(perf, n);
-  }
-  if (kind == ConvKind::kBackpropInput) {
+    best = Best(perf, n);
+  } else if (kind == ConvKind::kBackpropInput) {
     cudnnConvolutionBwdDataAlgoPerf_t perf[kMax];
     FB_CUDNN_RETURN_IF_ERROR(cudnnFindConvolutionBackwardDataAlgorithm(
         h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), kMax, &n, perf));
-    return Best(perf, n);
+    best = Best(perf, n);
+  } else {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
+    FB_CUDNN_RETURN_IF_ERROR(cudnnFindConvolutionBackwardFilterAlgorithm(
+        h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), kMax, &n, perf));
+    best = Best(perf, n);
   }
-  cudnnConvolutionBwdFilterAlgoPerf_t perf[kMax];
-  FB_CUDNN_RETURN_IF_ERROR(cudnnFindConvolutionBackwardFilterAlgorithm(
-      h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), kMax, &n, perf));
-  return Best(perf, n);
+  if (best.ok()) return best;
+  auto zero = AlgoZero(h, kind, d);
+  return zero.ok() ? zero : best;
 }
 
 // The three kernels differ in which of x, w, y they read and write; the rest is shared here.

@@ -1,8 +1,9 @@
 // Reduction CUDA kernels: Sum/Max/Min over the middle axis of [outer, r, inner] (the reduction
 // ops collapse any axis set into passes of this form, like the CPU kernels), and the row-wise
 // SoftmaxCrossEntropyWithLogits. Rows (inner == 1) are reduced by one 256-thread block each with
-// a shared-memory tree; otherwise each thread owns one output column and walks r (coalesced
-// across inner).
+// a shared-memory tree; few long columns (sums) by chunked 32x32 blocks with one atomic per chunk
+// and column; otherwise each thread owns one output column and walks r (coalesced across inner).
+#include <algorithm>
 #include <cfloat>
 
 #include "kernels/cuda/gpu_launch.h"
@@ -62,6 +63,32 @@ __global__ void ReduceColumnsKernel(ReduceFn fn, const T* in, T* out, int64_t ou
   }
 }
 
+// Sums over r for few columns (outer * inner small: BiasAddGrad of a conv layer, r = N*H*W): a
+// 32x32 block owns 32 columns of one `outer` slice and one chunk of rows (gridDim.y chunks); its
+// 32 row lanes sum strided rows, the block combines them in shared memory, and one atomicAdd per
+// column adds the chunk's partial sum to `out` (zeroed first). The order of the chunks' additions
+// varies between runs: float sums may differ in the last bits (as TensorFlow's BiasAddGrad).
+template <typename T>
+__global__ void SumColumnsChunkedKernel(const T* in, T* out, int64_t r, int64_t inner, T scale) {
+  __shared__ T partial[32][33];
+  const int64_t tiles = (inner + 31) / 32;
+  const int64_t o = blockIdx.x / tiles;
+  const int64_t c = (blockIdx.x % tiles) * 32 + threadIdx.x;
+  T acc = 0;
+  if (c < inner) {
+    const T* p = in + o * r * inner + c;
+    for (int64_t k = blockIdx.y * 32 + threadIdx.y; k < r; k += int64_t{gridDim.y} * 32)
+      acc += p[k * inner];
+  }
+  partial[threadIdx.y][threadIdx.x] = acc;
+  __syncthreads();
+  if (threadIdx.y == 0 && c < inner) {
+    T sum = 0;
+    for (int i = 0; i < 32; ++i) sum += partial[i][threadIdx.x];
+    atomicAdd(out + o * inner + c, sum * scale);
+  }
+}
+
 // One block per row: max, log-sum-exp, then loss and backprop = softmax - labels.
 template <typename T>
 __global__ void SoftmaxXentKernel(const T* logits, const T* labels, T* loss, T* backprop,
@@ -95,6 +122,15 @@ void LaunchReduce3D(ReduceFn fn, const T* in, T* out, int64_t outer, int64_t r, 
   if (outer * inner == 0) return;
   if (inner == 1) {
     ReduceRowsKernel<<<static_cast<unsigned>(outer), kThreads, 0, s>>>(fn, in, out, r, scale);
+    return;
+  }
+  const int64_t tiles = outer * ((inner + 31) / 32);
+  if (fn == ReduceFn::kSum && outer * inner <= 16384 && r >= 256 && tiles < 65536) {
+    // Few columns and long ones: spread the rows over ~2048 blocks in all.
+    const int64_t chunks = std::min<int64_t>((r + 31) / 32, std::max<int64_t>(1, 2048 / tiles));
+    cudaMemsetAsync(out, 0, sizeof(T) * outer * inner, s);
+    SumColumnsChunkedKernel<<<dim3(static_cast<unsigned>(tiles), static_cast<unsigned>(chunks)),
+                              dim3(32, 32), 0, s>>>(in, out, r, inner, scale);
     return;
   }
   int64_t blocks = (outer * inner + kThreads - 1) / kThreads;

@@ -74,6 +74,14 @@ TEST_CASE("GPU activation gradients and BiasAdd match the CPU", "[gpu][cwise]") 
                       {Random(kF, {2, 3, 4, 7}), Random(kF, {7}, -1, 1, 11)}, 1e-6, 1e-7);
   ExpectGpuMatchesCpu(Node("BiasAddGrad", 1, {{"T", kF}}), {Random(kF, {2, 3, 4, 7})}, 1e-5,
                       1e-5);
+  // Long columns (a conv layer's N*H*W rows): the chunked column sums with atomics.
+  ExpectGpuMatchesCpu(Node("BiasAddGrad", 1, {{"T", kF}}), {Random(kF, {8, 17, 15, 24})}, 1e-4,
+                      1e-4);
+  ExpectGpuMatchesCpu(Node("BiasAddGrad", 1, {{"T", DataType::kDouble}}),
+                      {Random(DataType::kDouble, {4, 33, 33, 3})}, 1e-10, 1e-10);
+  ExpectGpuMatchesCpu(Node("Mean", 2, {{"T", kF}, {"Tidx", DataType::kInt32}}),
+                      {Random(kF, {3, 5000, 37}), Tensor::FromVector<int32_t>({1}, {1})}, 1e-4,
+                      1e-5);
 }
 
 TEST_CASE("GPU reductions match the CPU over any axes", "[gpu][reduction]") {

@@ -439,7 +439,8 @@ TEST_CASE("A training step with state, loss and metrics on the GPU gives the CPU
 
   // A label out of range fails the step with the node's name and the CPU kernel's words.
   Tensor bad = Tensor::FromVector<int32_t>({0, 4, 5, 2});
-  Status st = gpu->Run({{"x", x}, {"labels", bad}}, {"loss"}, {}, nullptr);
+  std::vector<Tensor> bad_out;
+  Status st = gpu->Run({{"x", x}, {"labels", bad}}, {"loss"}, {}, &bad_out);
   REQUIRE(!st.ok());
   CHECK_THAT(st.message(), Catch::Contains("xent") &&
                                Catch::Contains("received a label value of 5 at index 2, "
