@@ -130,7 +130,13 @@ StatusOr<AlgoChoice> FindAlgo(GpuDevice* gpu, ConvKind kind, const ConvDescs& d)
   }
   if (best.ok()) return best;
   auto zero = AlgoZero(h, kind, d);
-  return zero.ok() ? zero : best;
+  if (zero.ok()) return zero;
+  // Seen on an H200 with cuDNN 9.19: no double-precision NHWC backward-data algorithm for some
+  // strided shapes. A clear refusal, never a wrong result.
+  return Unimplemented("cuDNN ", cudnnGetVersion(), " has no algorithm for this convolution (",
+                       kind == ConvKind::kForward ? "forward" :
+                       kind == ConvKind::kBackpropInput ? "input gradient" : "filter gradient",
+                       ") in this data type; float is supported");
 }
 
 // The three kernels differ in which of x, w, y they read and write; the rest is shared here.

@@ -88,8 +88,17 @@ TEST_CASE("GPU Conv2D and its backprops match the CPU for asymmetric SAME paddin
     auto y = test::Run(test::Cpu(), Node("Conv2D", 2, attrs), {x, w});
     ExpectGpuMatchesCpu(Node("Conv2D", 2, attrs), {x, w}, 1e-4, 1e-4);
     Tensor dy = Random(c.dtype, y[0].shape(), -1, 1, 13);
-    ExpectGpuMatchesCpu(Node("Conv2DBackpropInput", 3, attrs), {Sizes(c.input), w, dy}, 1e-4,
-                        1e-4);
+    NodeDef backprop_input = Node("Conv2DBackpropInput", 3, attrs);
+    auto dx = test::TryRun(test::Gpu(), backprop_input, {Sizes(c.input), w, dy});
+    if (c.dtype == kD && !dx.ok()) {
+      // cuDNN 9.19 on an H200 offers no double NHWC input-gradient algorithm for this shape:
+      // a clear refusal instead of a result.
+      CHECK(dx.status().code() == Code::kUnimplemented);
+      CHECK_THAT(dx.status().message(),
+                 Catch::Contains("has no algorithm for this convolution (input gradient)"));
+    } else {
+      ExpectGpuMatchesCpu(backprop_input, {Sizes(c.input), w, dy}, 1e-4, 1e-4);
+    }
     ExpectGpuMatchesCpu(Node("Conv2DBackpropFilter", 3, attrs), {x, Sizes(c.filter), dy}, 1e-4,
                         1e-4);
   }
