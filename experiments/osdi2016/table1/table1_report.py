@@ -130,9 +130,9 @@ def write_report(path, rows, eff, device, cfg, cross, load, args):
     gpu = _real_table(rows, "gpu_real")
     lines += ["", "## (b) Real on a GPU", ""]
     lines += gpu if len(gpu) > 2 else ["No GPU results file (gpu_results.csv): not run."]
-    lines += ["", "flowbench's own model steps on the GPU need GPU training (issue 21): only "
-              "PyTorch's reference rows exist so far; an H200 is not a Titan X, so they are not "
-              "compared with the paper."]
+    lines += ["", "flowbench and PyTorch ran in the same device call, in full FP32 and in TF32 "
+              "(PyTorch's default runs cuDNN convolutions in TF32, flowbench's default is FP32). An "
+              "H200 is not a Titan X, so these rows are not compared with the paper."]
     lines += ["", "![Table 1](table1.png)", ""]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
