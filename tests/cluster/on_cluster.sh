@@ -67,7 +67,16 @@ check_bandwidth() {
     { echo "FAIL: measured bandwidth not within 20% of $BANDWIDTH"; return 1; }
 }
 
+# The fault scenario races a health check (10 s) against TCP's own timeout on a shared 2-core
+# machine: one failed attempt (its log is kept above) gets one more on a fresh cluster, as the
+# timing checks are retried; two failures fail the test.
 check_link_down() {
+  "$SRC/tests/cluster/link_down.sh" "$CLUSTER" "$BUILD" "$WORK" "$HOSTS" && return 0
+  echo "attempt 1 failed (log above); retrying once on a fresh cluster"
+  "$CLUSTER" down > /dev/null 2>&1
+  rm -rf "$WORK/ckpt"
+  "$CLUSTER" up "$HOSTS" --bandwidth "$BANDWIDTH" --latency 50us > "$WORK/up2.log" 2>&1 ||
+    { cat "$WORK/up2.log"; echo "FAIL: scripts/cluster up (retry)"; return 1; }
   "$SRC/tests/cluster/link_down.sh" "$CLUSTER" "$BUILD" "$WORK" "$HOSTS"
 }
 
