@@ -13,43 +13,14 @@
 #include <limits>
 #include <vector>
 
+#include "kernels/cpu/batch_norm_io.h"
 #include "kernels/cpu/nn_kernel_util.h"
 
 namespace fb {
 namespace {
 
-// Attrs shared by both kernels; data_format other than NHWC fails construction.
-struct BatchNormAttrs {
-  float epsilon = 1e-4f;
-  bool is_training = true;
-};
-
-BatchNormAttrs ParseAttrs(OpKernelConstruction* ctx) {
-  BatchNormAttrs a;
-  std::string format;
-  ctx->SetStatus(ctx->GetAttr("epsilon", &a.epsilon));
-  ctx->SetStatus(ctx->GetAttr("is_training", &a.is_training));
-  ctx->SetStatus(ctx->GetAttr("data_format", &format));
-  if (ctx->status().ok() && format != "NHWC")
-    ctx->SetStatus(
-        InvalidArgument("data_format \"", format, "\" is not supported (only \"NHWC\")"));
-  if (ctx->status().ok() && !(a.epsilon >= 0))
-    ctx->SetStatus(InvalidArgument("epsilon must be >= 0, got ", a.epsilon));
-  return a;
-}
-
-// InvalidArgument unless t is 1-D with `channels` elements (or 0 with `may_be_empty`).
-Status CheckChannelVector(const Tensor& t, const char* what, int64_t channels, bool may_be_empty) {
-  if (t.dims() == 1 && (t.dim_size(0) == channels || (may_be_empty && t.dim_size(0) == 0)))
-    return Status::OK();
-  return InvalidArgument(what, " must be 1-D with ", channels, " elements (the channels of x)",
-                         may_be_empty ? " or empty" : "", ", got shape ", t.shape().DebugString());
-}
-
-Status CheckNhwc(const Tensor& t, const char* what) {
-  if (t.dims() == 4) return Status::OK();
-  return InvalidArgument(what, " must be 4-D NHWC, got shape ", t.shape().DebugString());
-}
+using batch_norm::Attrs;
+using batch_norm::Dims;
 
 // Per-channel double sums over the rows of [rows, C]: `width` sums per channel (acc[w * C + c]),
 // accumulated by accumulate(row_begin, row_end, acc) per block in parallel and then added up.
@@ -155,21 +126,14 @@ void BatchMoments(OpKernelContext* ctx, const T* x, int64_t rows, int64_t channe
 template <typename T>
 class FusedBatchNormOp : public OpKernel {
  public:
-  explicit FusedBatchNormOp(OpKernelConstruction* ctx) : OpKernel(ctx), attrs_(ParseAttrs(ctx)) {}
+  explicit FusedBatchNormOp(OpKernelConstruction* ctx) : OpKernel(ctx), attrs_(batch_norm::ParseAttrs(ctx)) {}
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
-    OP_REQUIRES_OK(ctx, CheckNhwc(x, "x"));
-    const int64_t channels = x.dim_size(3);
-    const int64_t rows = channels == 0 ? 0 : x.NumElements() / channels;
-    static const char* kNames[] = {"x", "scale", "offset", "mean", "variance"};
-    for (int i = 1; i < 5; ++i)
-      OP_REQUIRES_OK(ctx, CheckChannelVector(ctx->input(i), kNames[i], channels,
-                                             attrs_.is_training && i >= 3));
     Tensor* out[5];
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out[0]));
-    for (int i = 1; i < 5; ++i)
-      OP_REQUIRES_OK(ctx, ctx->allocate_output(i, TensorShape({channels}), &out[i]));
+    auto dims = batch_norm::AllocateForward(ctx, attrs_, out);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const int64_t rows = dims->rows, channels = dims->channels;
     std::vector<double> mean, variance;
     if (attrs_.is_training) {
       if (rows == 0) {
@@ -210,33 +174,22 @@ class FusedBatchNormOp : public OpKernel {
     AffinePerChannel(ctx, x.data<T>(), x.NumElements() / channels, channels, a, b, y->data<T>());
   }
 
-  BatchNormAttrs attrs_;
+  Attrs attrs_;
 };
 
 template <typename T>
 class FusedBatchNormGradOp : public OpKernel {
  public:
   explicit FusedBatchNormGradOp(OpKernelConstruction* ctx)
-      : OpKernel(ctx), attrs_(ParseAttrs(ctx)) {}
+      : OpKernel(ctx), attrs_(batch_norm::ParseAttrs(ctx)) {}
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& dy = ctx->input(0);
     const Tensor& x = ctx->input(1);
-    OP_REQUIRES_OK(ctx, CheckNhwc(dy, "y_backprop"));
-    OP_REQUIRES_OK(ctx, CheckNhwc(x, "x"));
-    OP_REQUIRES_OK(ctx, nn::CheckSameShape(dy, "y_backprop", x, "x"));
-    const int64_t channels = x.dim_size(3);
-    const int64_t rows = channels == 0 ? 0 : x.NumElements() / channels;
-    static const char* kNames[] = {"y_backprop", "x", "scale", "reserve_space_1",
-                                   "reserve_space_2"};
-    for (int i = 2; i < 5; ++i)
-      OP_REQUIRES_OK(ctx, CheckChannelVector(ctx->input(i), kNames[i], channels, false));
     Tensor* out[5];
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out[0]));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(1, TensorShape({channels}), &out[1]));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(2, TensorShape({channels}), &out[2]));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(3, TensorShape({0}), &out[3]));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(4, TensorShape({0}), &out[4]));
+    auto dims = batch_norm::AllocateGrad(ctx, out);
+    OP_REQUIRES_OK(ctx, dims.status());
+    const int64_t rows = dims->rows, channels = dims->channels;
     const T* scale = ctx->input(2).data<T>();
     const T* var = ctx->input(4).data<T>();
     const ConstRow<T> mean(ctx->input(3).data<T>(), channels);
@@ -293,7 +246,7 @@ class FusedBatchNormGradOp : public OpKernel {
     });
   }
 
-  BatchNormAttrs attrs_;
+  Attrs attrs_;
 };
 
 }  // namespace
