@@ -12,6 +12,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "engine/framework/op_kernel.h"
 #include "kernels/cuda/cublas_gemm.h"
@@ -21,6 +22,8 @@ namespace fb::gpu {
 namespace {
 
 GpuDevice* Gpu() {
+  // FP32 like the cuBLAS baseline (TF32 is the device's default), unless the caller sets it.
+  setenv("FLOWBENCH_GPU_ALLOW_TF32", "0", /*overwrite=*/0);
   static GpuDevice* d = GpuDevice::Create(0, DeviceOptions())->release();
   return d;
 }

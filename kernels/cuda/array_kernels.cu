@@ -2,16 +2,10 @@
 // Grid-stride loop with 256-thread blocks; the element is moved as an unsigned integer of its
 // size, so one instantiation per size serves every dtype of that size.
 #include "kernels/cuda/array_launch.h"
+#include "kernels/cuda/grid_loop.cuh"
 
 namespace fb::gpu {
 namespace {
-
-constexpr int kThreads = 256;
-
-inline int Blocks(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 8 ? (b > 0 ? b : 1) : 65535 * 8);
-}
 
 template <typename E>
 __global__ void StridedCopyKernel(const E* src, E* dst, int64_t n, StridedCopy c) {

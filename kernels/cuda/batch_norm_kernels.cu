@@ -14,12 +14,12 @@
 #include <algorithm>
 
 #include "kernels/cuda/batch_norm_kernels.h"
+#include "kernels/cuda/grid_loop.cuh"
 
 namespace fb::gpu {
 namespace {
 
 constexpr int kTx = 32, kTy = 8;  // ChannelSumsKernel's block
-constexpr int kThreads = 256;     // the other kernels' blocks
 constexpr int64_t kMaxRowBlocks = 512;
 constexpr int64_t kRowsPerThread = 32;
 
@@ -28,15 +28,6 @@ int64_t RowBlocks(int64_t rows) {
   const int64_t per_block = kTy * kRowsPerThread;
   return std::clamp<int64_t>((rows + per_block - 1) / per_block, 1, kMaxRowBlocks);
 }
-
-int Blocks(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(std::clamp<int64_t>(b, 1, 65535 * 8));
-}
-
-#define FB_GRID_LOOP(i, n)                                                   \
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); \
-       i += int64_t{blockDim.x} * gridDim.x)
 
 // partial[(by * 2 + 0) * C + c] and partial[(by * 2 + 1) * C + c] for row block by:
 // forward (kGrad false): sum(x - x[0, c]) and sum((x - x[0, c])^2) with a = x;

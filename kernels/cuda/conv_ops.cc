@@ -7,10 +7,14 @@
 // pad at the bottom/right, e.g. a 7x7 stride-2 conv on 224x224) is run as TensorFlow's GPU kernel
 // does: the input is copied into a temporary with the extra zero rows/columns at the bottom/right
 // and cuDNN runs with the smaller symmetric padding; Conv2DBackpropInput computes the gradient of
-// that padded input and crops it (window_launch.h).
+// that padded input and crops it (window_launch.h). Where cuDNN has no algorithm at all for a
+// geometry and data type (double-precision NHWC gradients of strided convolutions on cuDNN 9.19),
+// the direct kernels of conv_direct_launch.h compute it instead: slower, never a refusal.
+#include <atomic>
 #include <map>
 #include <tuple>
 
+#include "kernels/cuda/conv_direct_launch.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/cudnn_util.h"
 #include "kernels/cuda/gpu_kernel_util.h"
@@ -21,7 +25,12 @@ namespace {
 
 enum class ConvKind { kForward, kBackpropInput, kBackpropFilter };
 
-// The chosen algorithm (as an int of the kind's enum) and its workspace.
+// AlgoChoice::algo of the direct kernels (conv_direct_launch.h), for geometries cuDNN refuses.
+constexpr int kDirectAlgo = -1;
+
+std::atomic<bool> g_direct_forced{false};
+
+// The chosen algorithm (as an int of the kind's enum, or kDirectAlgo) and its workspace.
 struct AlgoChoice {
   int algo = 0;
   size_t workspace_bytes = 0;
@@ -131,12 +140,9 @@ StatusOr<AlgoChoice> FindAlgo(GpuDevice* gpu, ConvKind kind, const ConvDescs& d)
   if (best.ok()) return best;
   auto zero = AlgoZero(h, kind, d);
   if (zero.ok()) return zero;
-  // Seen on an H200 with cuDNN 9.19: no double-precision NHWC backward-data algorithm for some
-  // strided shapes. A clear refusal, never a wrong result.
-  return Unimplemented("cuDNN ", cudnnGetVersion(), " has no algorithm for this convolution (",
-                       kind == ConvKind::kForward ? "forward" :
-                       kind == ConvKind::kBackpropInput ? "input gradient" : "filter gradient",
-                       ") in this data type; float is supported");
+  // Seen on an H200 with cuDNN 9.19: no double-precision NHWC filter or input gradient algorithm
+  // for some strided shapes, not even algorithm 0.
+  return AlgoChoice{kDirectAlgo, 0};
 }
 
 // The three kernels differ in which of x, w, y they read and write; the rest is shared here.
@@ -173,6 +179,10 @@ class GpuConvOp : public OpKernel {
     std::lock_guard<std::mutex> l(*gpu->library_mu());
     auto algo = Algo(gpu, ps, *descs);
     OP_REQUIRES_OK(ctx, algo.status());
+    if (algo->algo == kDirectAlgo) {
+      OP_REQUIRES_OK(ctx, RunDirect(ctx, gpu, s, out));
+      return;
+    }
     Tensor workspace, w_ohwi, x_padded;
     OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataType::kInt8,
                                            {static_cast<int64_t>(algo->workspace_bytes)},
@@ -229,6 +239,7 @@ class GpuConvOp : public OpKernel {
 
   // Requires library_mu held.
   StatusOr<AlgoChoice> Algo(GpuDevice* gpu, const Conv2DShape& s, const ConvDescs& d) const {
+    if (g_direct_forced.load()) return AlgoChoice{kDirectAlgo, 0};
     AlgoKey key{gpu->ordinal(), static_cast<int>(kKind), static_cast<int>(kCudnnType<T>),
                 Geometry(s)};
     AlgoChoice c;
@@ -288,6 +299,37 @@ class GpuConvOp : public OpKernel {
     return Status::OK();  // launch errors: GpuDevice::Compute checks cudaGetLastError
   }
 
+  // The direct kernels on the unpadded geometry `s` (they read out-of-range rows as zeros).
+  Status RunDirect(OpKernelContext* ctx, GpuDevice* gpu, const Conv2DShape& s, Tensor* out) const {
+    DirectConvGeometry g;
+    g.batch = s.batch;
+    g.rows = s.rows.in;
+    g.cols = s.cols.in;
+    g.in_depth = s.in_depth;
+    g.out_rows = s.rows.out;
+    g.out_cols = s.cols.out;
+    g.out_depth = s.out_depth;
+    g.window_rows = s.rows.window;
+    g.window_cols = s.cols.window;
+    g.stride_rows = s.rows.stride;
+    g.stride_cols = s.cols.stride;
+    g.dilation_rows = s.rows.dilation;
+    g.dilation_cols = s.cols.dilation;
+    g.pad_rows = s.rows.pad_before;
+    g.pad_cols = s.cols.pad_before;
+    cudaStream_t stream = gpu->compute_stream();
+    if (kKind == ConvKind::kForward)
+      LaunchDirectConv2D<T>(ctx->input(0).data<T>(), ctx->input(1).data<T>(), g,
+                            out->data<T>(), stream);
+    else if (kKind == ConvKind::kBackpropInput)
+      LaunchDirectConv2DBackpropInput<T>(ctx->input(1).data<T>(), ctx->input(2).data<T>(), g,
+                                         out->data<T>(), stream);
+    else
+      LaunchDirectConv2DBackpropFilter<T>(ctx->input(0).data<T>(), ctx->input(2).data<T>(), g,
+                                          out->data<T>(), stream);
+    return Status::OK();  // launch errors: GpuDevice::Compute checks cudaGetLastError
+  }
+
   Window2DAttrs attrs_;
 };
 
@@ -303,4 +345,7 @@ FB_REGISTER_GPU_FD_HOST("Conv2DBackpropInput", GpuConv2DBackpropInputOp, "input_
 FB_REGISTER_GPU_FD_HOST("Conv2DBackpropFilter", GpuConv2DBackpropFilterOp, "filter_sizes");
 
 }  // namespace
+
+void SetDirectConvolutionForced(bool forced) { g_direct_forced.store(forced); }
+
 }  // namespace fb::gpu

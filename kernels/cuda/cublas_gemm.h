@@ -3,8 +3,8 @@
 // MatMul/BatchMatMul kernels and benchmarks/gemm_gpubench.cc. cuBLAS is column-major, so the
 // row-major C = op(A) op(B) is computed as the column-major C^T = op(B)^T op(A)^T (no copies).
 //
-// float and double use cublas{S,D}gemmStridedBatched with the handle's math mode: TF32 only when
-// the device was created with FLOWBENCH_GPU_ALLOW_TF32=1. __half (HGEMM) uses
+// float and double use cublas{S,D}gemmStridedBatched with the handle's math mode: TF32 unless the
+// device was created with FLOWBENCH_GPU_ALLOW_TF32=0. __half (HGEMM) uses
 // cublasGemmStridedBatchedEx with fp16 inputs and outputs and fp32 accumulation. Enqueued on the
 // device's compute stream; returns at once. Internal for a cuBLAS error.
 #include <cuda_fp16.h>

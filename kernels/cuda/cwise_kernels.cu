@@ -4,20 +4,10 @@
 #include <cmath>
 
 #include "kernels/cuda/gpu_launch.h"
+#include "kernels/cuda/grid_loop.cuh"
 
 namespace fb::gpu {
 namespace {
-
-constexpr int kThreads = 256;
-
-inline int Blocks(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65535 * 8 ? (b > 0 ? b : 1) : 65535 * 8);
-}
-
-#define FB_GRID_LOOP(i, n)                                                   \
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); \
-       i += int64_t{blockDim.x} * gridDim.x)
 
 template <typename T, typename F>
 __global__ void UnaryKernel(const T* x, T* y, int64_t n, F f) {

@@ -4,20 +4,10 @@
 #include <algorithm>
 
 #include "kernels/cuda/gather_kernels.h"
+#include "kernels/cuda/grid_loop.cuh"
 
 namespace fb::gpu {
 namespace {
-
-constexpr int kThreads = 256;
-
-int Blocks(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(std::clamp<int64_t>(b, 1, 65535 * 8));
-}
-
-#define FB_GRID_LOOP(i, n)                                                   \
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); \
-       i += int64_t{blockDim.x} * gridDim.x)
 
 template <typename V, typename Index>
 __global__ void GatherKernel(const V* params, const Index* idx, V* out, int64_t total, int64_t n,

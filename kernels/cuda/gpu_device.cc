@@ -83,9 +83,11 @@ double MemoryFraction() {
   const char* v = std::getenv("FLOWBENCH_GPU_MEMORY_FRACTION");
   return v ? std::atof(v) : 0.9;
 }
+// TensorFlow's default since 2.4 (tf.config.experimental.enable_tensor_float_32_execution):
+// TF32 allowed unless FLOWBENCH_GPU_ALLOW_TF32=0.
 bool AllowTf32() {
   const char* v = std::getenv("FLOWBENCH_GPU_ALLOW_TF32");
-  return v && std::string(v) == "1";
+  return !(v && std::string(v) == "0");
 }
 int RequestedGpus() {
   const char* v = std::getenv("FLOWBENCH_NUM_GPUS");
@@ -133,7 +135,8 @@ StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(int ordinal, const Device
   FB_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, ordinal));
   std::string description = std::string(prop.name) + ", sm_" + std::to_string(prop.major) +
                             std::to_string(prop.minor) + ", " +
-                            std::to_string(prop.totalGlobalMem >> 20) + " MiB";
+                            std::to_string(prop.totalGlobalMem >> 20) + " MiB" +
+                            (AllowTf32() && prop.major >= 8 ? ", TF32" : ", FP32");
   std::unique_ptr<GpuDevice> d(
       new GpuDevice(ordinal, o, allocator, PinnedAllocator(), description));
   RETURN_IF_ERROR(d->Init().WithPrefix(d->name() + ": "));

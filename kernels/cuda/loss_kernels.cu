@@ -5,13 +5,12 @@
 // op kernel to report; nothing here waits for the host.
 #include <cstdint>
 
+#include "kernels/cuda/grid_loop.cuh"
 #include "kernels/cuda/state_launch.h"
 
 namespace fb::gpu {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535 * 8;
 constexpr int64_t kNoBadRow = INT64_MAX;
 
 // Reduces `v` over the block with max (kMax) or sum; every thread gets the result.

@@ -5,21 +5,10 @@
 #include <type_traits>
 
 #include "kernels/cuda/state_launch.h"
+#include "kernels/cuda/grid_loop.cuh"
 
 namespace fb::gpu {
 namespace {
-
-constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 65535 * 8;
-
-inline int Blocks(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < kMaxBlocks ? (b > 0 ? b : 1) : kMaxBlocks);
-}
-
-#define FB_GRID_LOOP(i, n)                                                   \
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); \
-       i += int64_t{blockDim.x} * gridDim.x)
 
 template <typename T>
 __global__ void AssignUpdateKernel(T* var, const T* value, bool add, int64_t n) {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "kernels/cuda/gpu_device.h"
 
@@ -13,5 +14,8 @@ int main(int argc, char** argv) {
     std::printf("flowbench_gpu_tests: no GPU visible (cudaGetDeviceCount found none): SKIPPED\n");
     return 77;
   }
+  // The tests compare against the CPU at float tolerances: full FP32 unless the caller says
+  // otherwise (TF32 is the devices' default, as in TensorFlow).
+  setenv("FLOWBENCH_GPU_ALLOW_TF32", "0", /*overwrite=*/0);
   return Catch::Session().run(argc, argv);
 }
