@@ -5,7 +5,7 @@
 
 #include "engine/framework/op_kernel.h"
 #include "engine/ops/array_shape_util.h"
-#include "engine/ops/array_tile_util.h"
+#include "kernels/cpu/array_io.h"
 
 namespace fb {
 namespace {
@@ -34,11 +34,7 @@ class TileOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    const Tensor& multiples = ctx->input(1);
-    OP_REQUIRES(
-        ctx, multiples.dims() == 1,
-        InvalidArgument("multiples must be 1-D, got shape ", multiples.shape().DebugString()));
-    auto shape = TileShape(input.shape(), IntTensorValues(multiples));
+    auto shape = array_io::ReadTile(ctx, array_io::ReadHostInts);
     OP_REQUIRES_OK(ctx, shape.status());
     if (*shape == input.shape()) {
       ctx->forward_input(0, 0);

@@ -3,6 +3,7 @@
 // input with the permuted strides; rows of the output are spread over the intra-op pool.
 #include "engine/framework/op_kernel.h"
 #include "engine/ops/array_shape_util.h"
+#include "kernels/cpu/array_io.h"
 
 namespace fb {
 
@@ -39,19 +40,15 @@ class TransposeOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
-    OP_REQUIRES(ctx, ctx->input(1).dims() == 1,
-                InvalidArgument("perm must be 1-D, got shape ", ctx->input(1).shape().DebugString()));
-    std::vector<int64_t> perm = IntTensorValues(ctx->input(1));
-    auto shape = TransposeShape(x.shape(), perm);
-    OP_REQUIRES_OK(ctx, shape.status());
-    bool identity = true;
-    for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
-    if (identity) {
+    auto args = array_io::ReadTranspose(ctx, array_io::ReadHostInts);
+    OP_REQUIRES_OK(ctx, args.status());
+    if (args->identity) {
       ctx->forward_input(0, 0);
       return;
     }
+    const std::vector<int64_t>& perm = args->perm;
     Tensor* y;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &y));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, args->shape, &y));
     if (y->NumElements() == 0) return;
     VisitDataType(x.dtype(), [&](auto zero) {
       using T = decltype(zero);
