@@ -1,5 +1,6 @@
-// GPU kernels of MatMul and BatchMatMul (engine/ops/math_matrix_ops.cc; float, double): shapes
-// checked by the CPU's code (kernels/cpu/matmul_op.h), then one strided-batched cuBLAS call (cublas_gemm.h).
+// GPU kernels of MatMul and BatchMatMul (engine/ops/math_matrix_ops.cc; float, double): attrs,
+// shape checks and output by the CPU's code (kernels/cpu/matmul_op.h), then one strided-batched
+// cuBLAS call (cublas_gemm.h).
 #include "kernels/cpu/matmul_op.h"
 #include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/gpu_kernel_util.h"

@@ -2,10 +2,10 @@
 // double, int32, int64; output_type int32 or int64) and integer Equal (int32, int64: argmax ==
 // labels; the float comparisons are in cwise_ops.cc). ArgMax reads its scalar `dimension` on the
 // host (HostMemory("dimension")) and checks it with the CPU kernel's code
-// (reduction::PrepareArgMax, kernels/cpu/reduction.h); Equal accepts inputs in host memory (an int32 Const) by
-// copying them to the GPU first. Integer Greater and Less are left to the CPU: they are the
-// while loops' conditions, which LoopCond needs on the host (TensorFlow keeps int32 loop
-// counters in host memory too).
+// (reduction::PrepareArgMax, kernels/cpu/reduction.h); Equal accepts inputs in host memory (an
+// int32 Const) by copying them to the GPU first. Integer Greater and Less are left to the CPU:
+// they are the while loops' conditions, which LoopCond needs on the host (TensorFlow keeps int32
+// loop counters in host memory too).
 #include "engine/ops/math_reduction_util.h"
 #include "kernels/cpu/reduction.h"
 #include "kernels/cuda/gpu_kernel_util.h"
