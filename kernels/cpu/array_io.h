@@ -18,6 +18,20 @@ using IntInputReader = StatusOr<std::vector<int64_t>> (*)(OpKernelContext* ctx, 
 // Input `i` as it is (a host tensor).
 StatusOr<std::vector<int64_t>> ReadHostInts(OpKernelContext* ctx, int i);
 
+// A kernel that reads and checks its inputs with kRead (its int arguments with kInts) and then
+// runs the device's kRun on them (Slice, Pad, Transpose and Tile on the CPU and the GPU).
+template <typename Args, StatusOr<Args> (*kRead)(OpKernelContext*, IntInputReader),
+          IntInputReader kInts, void (*kRun)(OpKernelContext*, const Args&)>
+class ArgsOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    auto args = kRead(ctx, kInts);
+    OP_REQUIRES_OK(ctx, args.status());
+    kRun(ctx, *args);
+  }
+};
+
 // Slice(input, begin, size): begin and size must be 1-D.
 struct SliceArgs {
   std::vector<int64_t> begin;

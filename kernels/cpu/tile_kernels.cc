@@ -29,26 +29,23 @@ void TileRows(const T* in, const std::vector<int64_t>& in_dims, T* out,
   }
 }
 
-class TileOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    auto shape = array_io::ReadTile(ctx, array_io::ReadHostInts);
-    OP_REQUIRES_OK(ctx, shape.status());
-    if (*shape == input.shape()) {
-      ctx->forward_input(0, 0);
-      return;
-    }
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (out->NumElements() == 0) return;
-    VisitDataType(input.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      TileRows<T>(input.data<T>(), input.shape().dim_sizes(), out->data<T>(), shape->dim_sizes());
-    });
+// Tile into output 0 of `shape` (the input itself when nothing is repeated).
+void RunTile(OpKernelContext* ctx, const TensorShape& shape) {
+  const Tensor& input = ctx->input(0);
+  if (shape == input.shape()) {
+    ctx->forward_input(0, 0);
+    return;
   }
-};
+  Tensor* out;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+  if (out->NumElements() == 0) return;
+  VisitDataType(input.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    TileRows<T>(input.data<T>(), input.shape().dim_sizes(), out->data<T>(), shape.dim_sizes());
+  });
+}
+
+using TileOp = array_io::ArgsOp<TensorShape, array_io::ReadTile, array_io::ReadHostInts, RunTile>;
 
 REGISTER_KERNEL(KernelDefBuilder("Tile").Device(DEVICE_CPU), TileOp);
 

@@ -35,27 +35,22 @@ void TransposeRows(const T* in, const std::vector<int64_t>& in_dims,
   });
 }
 
-class TransposeOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    auto args = array_io::ReadTranspose(ctx, array_io::ReadHostInts);
-    OP_REQUIRES_OK(ctx, args.status());
-    if (args->identity) {
-      ctx->forward_input(0, 0);
-      return;
-    }
-    const std::vector<int64_t>& perm = args->perm;
-    Tensor* y;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, args->shape, &y));
-    if (y->NumElements() == 0) return;
-    VisitDataType(x.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      TransposeRows<T>(x.data<T>(), x.shape().dim_sizes(), perm, y->data<T>(), ctx->intra_op_pool());
-    });
+// Transpose: the input itself for the identity permutation, else the output's rows in parallel.
+void RunTranspose(OpKernelContext* ctx, const array_io::TransposeArgs& args) {
+  const Tensor& x = ctx->input(0);
+  if (args.identity) {
+    ctx->forward_input(0, 0);
+    return;
   }
-};
+  const std::vector<int64_t>& perm = args.perm;
+  Tensor* y;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, args.shape, &y));
+  if (y->NumElements() == 0) return;
+  VisitDataType(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    TransposeRows<T>(x.data<T>(), x.shape().dim_sizes(), perm, y->data<T>(), ctx->intra_op_pool());
+  });
+}
 
 template <typename T>
 class InvertPermutationOp : public OpKernel {
@@ -79,6 +74,9 @@ class InvertPermutationOp : public OpKernel {
     }
   }
 };
+
+using TransposeOp = array_io::ArgsOp<array_io::TransposeArgs, array_io::ReadTranspose,
+                                     array_io::ReadHostInts, RunTranspose>;
 
 REGISTER_KERNEL(KernelDefBuilder("Transpose").Device(DEVICE_CPU), TransposeOp);
 REGISTER_KERNEL(KernelDefBuilder("InvertPermutation").Device(DEVICE_CPU).TypeConstraint<int32_t>("T"),

@@ -69,92 +69,73 @@ StatusOr<std::vector<int64_t>> HostInts(OpKernelContext* ctx, int i) {
   return IntTensorValues(t);
 }
 
-class GpuSliceOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    auto args = array_io::ReadSlice(ctx, HostInts);
-    OP_REQUIRES_OK(ctx, args.status());
-    const TensorShape& shape = args->shape;
-    if (shape == input.shape()) {
-      ctx->forward_input(0, 0);
-      return;
-    }
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    const std::vector<int64_t> in_strides = RowMajorStrides(input.shape().dim_sizes());
-    int64_t base = 0;
-    for (size_t d = 0; d < args->begin.size(); ++d) base += args->begin[d] * in_strides[d];
-    OP_REQUIRES_OK(ctx, CopyStrided(ctx, input, out, shape.dim_sizes(), in_strides, base,
-                                    RowMajorStrides(shape.dim_sizes()), 0));
+// Slice: the input itself, or one strided copy.
+void RunSlice(OpKernelContext* ctx, const array_io::SliceArgs& args) {
+  const Tensor& input = ctx->input(0);
+  const TensorShape& shape = args.shape;
+  if (shape == input.shape()) {
+    ctx->forward_input(0, 0);
+    return;
   }
-};
+  Tensor* out;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+  const std::vector<int64_t> in_strides = RowMajorStrides(input.shape().dim_sizes());
+  int64_t base = 0;
+  for (size_t d = 0; d < args.begin.size(); ++d) base += args.begin[d] * in_strides[d];
+  OP_REQUIRES_OK(ctx, CopyStrided(ctx, input, out, shape.dim_sizes(), in_strides, base,
+                                  RowMajorStrides(shape.dim_sizes()), 0));
+}
 
-class GpuPadOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    auto args = array_io::ReadPad(ctx, HostInts);
-    OP_REQUIRES_OK(ctx, args.status());
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, args->shape, &out));
-    if (out->NumElements() == 0) return;
-    OP_REQUIRES_OK(ctx, CudaStatus(cudaMemsetAsync(out->raw_data(), 0, out->ByteSize(),
-                                                   GpuOf(ctx)->compute_stream()),
-                                   "cudaMemsetAsync"));
-    const std::vector<int64_t> out_strides = RowMajorStrides(args->shape.dim_sizes());
-    int64_t base = 0;
-    for (int d = 0; d < input.dims(); ++d) base += args->paddings[2 * d] * out_strides[d];
-    OP_REQUIRES_OK(ctx, CopyStrided(ctx, input, out, input.shape().dim_sizes(),
-                                    RowMajorStrides(input.shape().dim_sizes()), 0, out_strides,
-                                    base));
-  }
-};
+// Pad: zeros, then one strided copy of the input at the leading paddings.
+void RunPad(OpKernelContext* ctx, const array_io::PadArgs& args) {
+  const Tensor& input = ctx->input(0);
+  Tensor* out;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, args.shape, &out));
+  if (out->NumElements() == 0) return;
+  OP_REQUIRES_OK(ctx, CudaStatus(cudaMemsetAsync(out->raw_data(), 0, out->ByteSize(),
+                                                 GpuOf(ctx)->compute_stream()),
+                                 "cudaMemsetAsync"));
+  const std::vector<int64_t> out_strides = RowMajorStrides(args.shape.dim_sizes());
+  int64_t base = 0;
+  for (int d = 0; d < input.dims(); ++d) base += args.paddings[2 * d] * out_strides[d];
+  OP_REQUIRES_OK(ctx, CopyStrided(ctx, input, out, input.shape().dim_sizes(),
+                                  RowMajorStrides(input.shape().dim_sizes()), 0, out_strides,
+                                  base));
+}
 
-class GpuTransposeOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    auto args = array_io::ReadTranspose(ctx, HostInts);
-    OP_REQUIRES_OK(ctx, args.status());
-    if (args->identity) {
-      ctx->forward_input(0, 0);
-      return;
-    }
-    Tensor* y;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, args->shape, &y));
-    const std::vector<int64_t> in_strides = RowMajorStrides(x.shape().dim_sizes());
-    std::vector<int64_t> src_strides;
-    for (int64_t p : args->perm) src_strides.push_back(in_strides[p]);
-    OP_REQUIRES_OK(ctx, CopyStrided(ctx, x, y, args->shape.dim_sizes(), src_strides, 0,
-                                    RowMajorStrides(args->shape.dim_sizes()), 0));
+// Transpose: the input itself for the identity permutation, else one strided copy.
+void RunTranspose(OpKernelContext* ctx, const array_io::TransposeArgs& args) {
+  const Tensor& x = ctx->input(0);
+  if (args.identity) {
+    ctx->forward_input(0, 0);
+    return;
   }
-};
+  Tensor* y;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, args.shape, &y));
+  const std::vector<int64_t> in_strides = RowMajorStrides(x.shape().dim_sizes());
+  std::vector<int64_t> src_strides;
+  for (int64_t p : args.perm) src_strides.push_back(in_strides[p]);
+  OP_REQUIRES_OK(ctx, CopyStrided(ctx, x, y, args.shape.dim_sizes(), src_strides, 0,
+                                  RowMajorStrides(args.shape.dim_sizes()), 0));
+}
 
-class GpuTileOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    auto shape = array_io::ReadTile(ctx, HostInts);
-    OP_REQUIRES_OK(ctx, shape.status());
-    if (*shape == input.shape()) {
-      ctx->forward_input(0, 0);
-      return;
-    }
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (out->NumElements() == 0) return;  // an empty input dim: no modulo by zero
-    auto c = MakeCopy(shape->dim_sizes(), RowMajorStrides(input.shape().dim_sizes()), 0,
-                      RowMajorStrides(shape->dim_sizes()), 0);
-    OP_REQUIRES_OK(ctx, c.status());
-    for (int d = 0; d < input.dims(); ++d) c->src_mod[d] = input.dim_size(d);
-    Launch(ctx, input, out, *c);
+// Tile into output 0 of `shape` (the input itself when nothing is repeated): one strided copy
+// whose source index wraps at the input's dims.
+void RunTile(OpKernelContext* ctx, const TensorShape& shape) {
+  const Tensor& input = ctx->input(0);
+  if (shape == input.shape()) {
+    ctx->forward_input(0, 0);
+    return;
   }
-};
+  Tensor* out;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+  if (out->NumElements() == 0) return;  // an empty input dim: no modulo by zero
+  auto c = MakeCopy(shape.dim_sizes(), RowMajorStrides(input.shape().dim_sizes()), 0,
+                    RowMajorStrides(shape.dim_sizes()), 0);
+  OP_REQUIRES_OK(ctx, c.status());
+  for (int d = 0; d < input.dims(); ++d) c->src_mod[d] = input.dim_size(d);
+  Launch(ctx, input, out, *c);
+}
 
 // Copies `parts` side by side into (join) or out of (split) `whole`, all viewed as
 // [outer, width]: part k occupies columns [offset_k, offset_k + width_k) of whole's
@@ -201,7 +182,12 @@ void Cut(OpKernelContext* ctx, int value_input, const array_io::CutArgs& args) {
                                   Product(value.shape().dim_sizes(), 0, args.axis), false));
 }
 
-// The kernels of join_cut_ops.h over the GPU's join and cut.
+// The kernels of array_io.h and join_cut_ops.h over the GPU's copies.
+using GpuSliceOp = array_io::ArgsOp<array_io::SliceArgs, array_io::ReadSlice, HostInts, RunSlice>;
+using GpuPadOp = array_io::ArgsOp<array_io::PadArgs, array_io::ReadPad, HostInts, RunPad>;
+using GpuTransposeOp =
+    array_io::ArgsOp<array_io::TransposeArgs, array_io::ReadTranspose, HostInts, RunTranspose>;
+using GpuTileOp = array_io::ArgsOp<TensorShape, array_io::ReadTile, HostInts, RunTile>;
 using GpuConcatOp = array_io::ConcatOp<Join, HostInts>;
 using GpuPackOp = array_io::PackOp<Join>;
 using GpuSplitOp = array_io::SplitOp<Cut, HostInts>;
