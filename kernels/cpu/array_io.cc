@@ -58,6 +58,16 @@ StatusOr<TensorShape> ReadTile(OpKernelContext* ctx, IntInputReader read) {
   return TileShape(ctx->input(0).shape(), m);
 }
 
+StatusOr<Tensor*> ForwardOrAllocate(OpKernelContext* ctx, const TensorShape& shape) {
+  if (shape == ctx->input(0).shape()) {
+    ctx->forward_input(0, 0);
+    return nullptr;
+  }
+  Tensor* out;
+  RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
+  return out;
+}
+
 StatusOr<JoinArgs> ReadConcat(OpKernelContext* ctx, bool axis_first, IntInputReader read) {
   const int n = ctx->num_inputs() - 1;
   const int axis_input = axis_first ? 0 : n;

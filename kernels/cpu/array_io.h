@@ -57,6 +57,11 @@ StatusOr<TransposeArgs> ReadTranspose(OpKernelContext* ctx, IntInputReader read)
 // Tile(input, multiples): multiples must be 1-D; returns the output shape.
 StatusOr<TensorShape> ReadTile(OpKernelContext* ctx, IntInputReader read);
 
+// Output 0 of `shape` for an op whose output is its input 0 itself when the shapes agree (Slice,
+// Tile): then forwards input 0 and returns nullptr; else allocates output 0 and returns it.
+// Errors: those of allocate_output.
+StatusOr<Tensor*> ForwardOrAllocate(OpKernelContext* ctx, const TensorShape& shape);
+
 // What ConcatV2, Concat and Pack join: `values` side by side along `axis` (canonical in the
 // output, whose shape is `shape`).
 struct JoinArgs {

@@ -32,16 +32,12 @@ void TileRows(const T* in, const std::vector<int64_t>& in_dims, T* out,
 // Tile into output 0 of `shape` (the input itself when nothing is repeated).
 void RunTile(OpKernelContext* ctx, const TensorShape& shape) {
   const Tensor& input = ctx->input(0);
-  if (shape == input.shape()) {
-    ctx->forward_input(0, 0);
-    return;
-  }
-  Tensor* out;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-  if (out->NumElements() == 0) return;
+  auto out = array_io::ForwardOrAllocate(ctx, shape);
+  OP_REQUIRES_OK(ctx, out.status());
+  if (*out == nullptr || (*out)->NumElements() == 0) return;
   VisitDataType(input.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    TileRows<T>(input.data<T>(), input.shape().dim_sizes(), out->data<T>(), shape.dim_sizes());
+    TileRows<T>(input.data<T>(), input.shape().dim_sizes(), (*out)->data<T>(), shape.dim_sizes());
   });
 }
 

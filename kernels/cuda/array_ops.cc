@@ -73,16 +73,13 @@ StatusOr<std::vector<int64_t>> HostInts(OpKernelContext* ctx, int i) {
 void RunSlice(OpKernelContext* ctx, const array_io::SliceArgs& args) {
   const Tensor& input = ctx->input(0);
   const TensorShape& shape = args.shape;
-  if (shape == input.shape()) {
-    ctx->forward_input(0, 0);
-    return;
-  }
-  Tensor* out;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+  auto out = array_io::ForwardOrAllocate(ctx, shape);
+  OP_REQUIRES_OK(ctx, out.status());
+  if (*out == nullptr) return;
   const std::vector<int64_t> in_strides = RowMajorStrides(input.shape().dim_sizes());
   int64_t base = 0;
   for (size_t d = 0; d < args.begin.size(); ++d) base += args.begin[d] * in_strides[d];
-  OP_REQUIRES_OK(ctx, CopyStrided(ctx, input, out, shape.dim_sizes(), in_strides, base,
+  OP_REQUIRES_OK(ctx, CopyStrided(ctx, input, *out, shape.dim_sizes(), in_strides, base,
                                   RowMajorStrides(shape.dim_sizes()), 0));
 }
 
@@ -123,18 +120,15 @@ void RunTranspose(OpKernelContext* ctx, const array_io::TransposeArgs& args) {
 // whose source index wraps at the input's dims.
 void RunTile(OpKernelContext* ctx, const TensorShape& shape) {
   const Tensor& input = ctx->input(0);
-  if (shape == input.shape()) {
-    ctx->forward_input(0, 0);
-    return;
-  }
-  Tensor* out;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-  if (out->NumElements() == 0) return;  // an empty input dim: no modulo by zero
+  auto out = array_io::ForwardOrAllocate(ctx, shape);
+  OP_REQUIRES_OK(ctx, out.status());
+  // (An empty output has an empty input dim: no launch, no modulo by zero.)
+  if (*out == nullptr || (*out)->NumElements() == 0) return;
   auto c = MakeCopy(shape.dim_sizes(), RowMajorStrides(input.shape().dim_sizes()), 0,
                     RowMajorStrides(shape.dim_sizes()), 0);
   OP_REQUIRES_OK(ctx, c.status());
   for (int d = 0; d < input.dims(); ++d) c->src_mod[d] = input.dim_size(d);
-  Launch(ctx, input, out, *c);
+  Launch(ctx, input, *out, *c);
 }
 
 // Copies `parts` side by side into (join) or out of (split) `whole`, all viewed as
