@@ -64,7 +64,8 @@ void RunPad(OpKernelContext* ctx, const array_io::PadArgs& args) {
 
 using SliceOp =
     array_io::ArgsOp<array_io::SliceArgs, array_io::ReadSlice, array_io::ReadHostInts, RunSlice>;
-using PadOp = array_io::ArgsOp<array_io::PadArgs, array_io::ReadPad, array_io::ReadHostInts, RunPad>;
+using PadOp =
+    array_io::ArgsOp<array_io::PadArgs, array_io::ReadPad, array_io::ReadHostInts, RunPad>;
 
 REGISTER_KERNEL(KernelDefBuilder("Slice").Device(DEVICE_CPU), SliceOp);
 REGISTER_KERNEL(KernelDefBuilder("Pad").Device(DEVICE_CPU), PadOp);
