@@ -32,4 +32,26 @@ StatusOr<Dims> AllocateForward(OpKernelContext* ctx, const Attrs& attrs, Tensor*
 // allocates x_backprop, scale_backprop, offset_backprop and the two empty reserve outputs.
 StatusOr<Dims> AllocateGrad(OpKernelContext* ctx, Tensor* out[5]);
 
+// The kernel of FusedBatchNorm (kGrad = false) or FusedBatchNormGrad (kGrad = true) on any device:
+// parses the attrs, then Compute checks the inputs and allocates the outputs (AllocateForward or
+// AllocateGrad) and calls the device's Run with them.
+template <bool kGrad>
+class OpBase : public OpKernel {
+ public:
+  explicit OpBase(OpKernelConstruction* ctx) : OpKernel(ctx), attrs_(ParseAttrs(ctx)) {}
+
+  void Compute(OpKernelContext* ctx) final {
+    Tensor* out[5];
+    auto dims = kGrad ? AllocateGrad(ctx, out) : AllocateForward(ctx, attrs_, out);
+    OP_REQUIRES_OK(ctx, dims.status());
+    Run(ctx, *dims, out);
+  }
+
+ protected:
+  // Computes the outputs `out` (allocated, see AllocateForward and AllocateGrad) from the inputs.
+  virtual void Run(OpKernelContext* ctx, const Dims& dims, Tensor* out[5]) = 0;
+
+  Attrs attrs_;
+};
+
 }  // namespace fb::batch_norm

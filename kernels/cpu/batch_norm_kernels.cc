@@ -19,7 +19,6 @@
 namespace fb {
 namespace {
 
-using batch_norm::Attrs;
 using batch_norm::Dims;
 
 // Per-channel double sums over the rows of [rows, C]: `width` sums per channel (acc[w * C + c]),
@@ -124,16 +123,14 @@ void BatchMoments(OpKernelContext* ctx, const T* x, int64_t rows, int64_t channe
 }
 
 template <typename T>
-class FusedBatchNormOp : public OpKernel {
+class FusedBatchNormOp : public batch_norm::OpBase<false> {
  public:
-  explicit FusedBatchNormOp(OpKernelConstruction* ctx) : OpKernel(ctx), attrs_(batch_norm::ParseAttrs(ctx)) {}
+  using OpBase::OpBase;
 
-  void Compute(OpKernelContext* ctx) override {
+ protected:
+  void Run(OpKernelContext* ctx, const batch_norm::Dims& dims, Tensor* out[5]) override {
     const Tensor& x = ctx->input(0);
-    Tensor* out[5];
-    auto dims = batch_norm::AllocateForward(ctx, attrs_, out);
-    OP_REQUIRES_OK(ctx, dims.status());
-    const int64_t rows = dims->rows, channels = dims->channels;
+    const int64_t rows = dims.rows, channels = dims.channels;
     std::vector<double> mean, variance;
     if (attrs_.is_training) {
       if (rows == 0) {
@@ -173,23 +170,18 @@ class FusedBatchNormOp : public OpKernel {
     }
     AffinePerChannel(ctx, x.data<T>(), x.NumElements() / channels, channels, a, b, y->data<T>());
   }
-
-  Attrs attrs_;
 };
 
 template <typename T>
-class FusedBatchNormGradOp : public OpKernel {
+class FusedBatchNormGradOp : public batch_norm::OpBase<true> {
  public:
-  explicit FusedBatchNormGradOp(OpKernelConstruction* ctx)
-      : OpKernel(ctx), attrs_(batch_norm::ParseAttrs(ctx)) {}
+  using OpBase::OpBase;
 
-  void Compute(OpKernelContext* ctx) override {
+ protected:
+  void Run(OpKernelContext* ctx, const batch_norm::Dims& dims, Tensor* out[5]) override {
     const Tensor& dy = ctx->input(0);
     const Tensor& x = ctx->input(1);
-    Tensor* out[5];
-    auto dims = batch_norm::AllocateGrad(ctx, out);
-    OP_REQUIRES_OK(ctx, dims.status());
-    const int64_t rows = dims->rows, channels = dims->channels;
+    const int64_t rows = dims.rows, channels = dims.channels;
     const T* scale = ctx->input(2).data<T>();
     const T* var = ctx->input(4).data<T>();
     const ConstRow<T> mean(ctx->input(3).data<T>(), channels);
@@ -245,8 +237,6 @@ class FusedBatchNormGradOp : public OpKernel {
       }
     });
   }
-
-  Attrs attrs_;
 };
 
 }  // namespace

@@ -2,7 +2,7 @@
 // tensors, split over the intra-op pool when large.
 #include "engine/framework/op_kernel.h"
 #include "engine/framework/thread_pool.h"
-#include "engine/ops/math_reduction_util.h"
+#include "kernels/cpu/fill_io.h"
 #include "kernels/cpu/register_cpu.h"
 
 namespace fb {
@@ -33,17 +33,11 @@ class FillOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& dims = ctx->input(0);
     const Tensor& value = ctx->input(1);
-    OP_REQUIRES(ctx, dims.dims() == 1,
-                InvalidArgument("dims must be a vector, got shape ", dims.shape().DebugString()));
-    OP_REQUIRES(ctx, value.dims() == 0,
-                InvalidArgument("value must be a scalar, got shape ", value.shape().DebugString()));
-    auto sizes = IndexValues(dims, "dims");
-    OP_REQUIRES_OK(ctx, sizes.status());
-    OP_REQUIRES_OK(ctx, ValidateShape(*sizes, "dims"));
+    auto shape = FillShape(ctx->input(0), value);
+    OP_REQUIRES_OK(ctx, shape.status());
     Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(*sizes), &out));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
     FillWith(ctx, out, value.scalar<T>());
   }
 };

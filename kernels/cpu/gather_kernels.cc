@@ -5,33 +5,19 @@
 #include "engine/framework/op_kernel.h"
 #include "engine/ops/array_shape_util.h"
 #include "kernels/cpu/array_copy.h"
+#include "kernels/cpu/gather_io.h"
 
 namespace fb {
 
 namespace {
 
-// InvalidArgument naming the first of `indices` outside [0, limit): "<what>[1,0] = 7 is not in
-// [0, 5)". Negative values pass when `allow_negative` (UnsortedSegmentSum drops them).
-template <typename Index>
-Status CheckIndices(const Tensor& indices, int64_t limit, const char* what, bool allow_negative) {
-  const Index* idx = indices.data<Index>();
-  for (int64_t j = 0; j < indices.NumElements(); ++j) {
-    if ((idx[j] < 0 && !allow_negative) || idx[j] >= limit)
-      return InvalidArgument(what, FlatIndexString(indices.shape(), j), " = ", idx[j],
-                             " is not in [0, ", limit, ")");
-  }
-  return Status::OK();
-}
+using gather_io::CheckIndices;
 
 template <typename Index>
 class GatherOp : public OpKernel {
  public:
-  explicit GatherOp(OpKernelConstruction* c) : OpKernel(c), has_axis_(c->def().op == "GatherV2") {
-    int64_t batch_dims = 0;
-    if (has_axis_) c->SetStatus(c->GetAttr("batch_dims", &batch_dims));
-    if (batch_dims != 0)
-      c->SetStatus(Unimplemented("batch_dims = ", batch_dims, " is not supported (only 0)"));
-  }
+  explicit GatherOp(OpKernelConstruction* c)
+      : OpKernel(c), has_axis_(gather_io::ParseGatherAttrs(c)) {}
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& params = ctx->input(0);

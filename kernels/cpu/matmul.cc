@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "engine/framework/op_kernel.h"
+#include "kernels/cpu/matmul_op.h"
 #include "kernels/cpu/register_cpu.h"
 
 namespace fb {
@@ -100,31 +101,21 @@ template void Gemm<double>(const GemmDims&, bool, bool, const double*, const dou
 
 namespace {
 
-// MatMul (batched = false: both inputs exactly 2-D) and BatchMatMul (rank >= 2, equal batch
-// dimensions). The transpose attrs are named by the op.
+// MatMul and BatchMatMul: one BLAS GEMM per product (checks in matmul_op.h, shared with the GPU).
 template <typename T, bool kBatched>
-class MatMulOp : public OpKernel {
+class MatMulOp : public MatMulOpBase<kBatched> {
  public:
-  explicit MatMulOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(c->GetAttr(kBatched ? "adj_x" : "transpose_a", &transpose_a_));
-    c->SetStatus(c->GetAttr(kBatched ? "adj_y" : "transpose_b", &transpose_b_));
-  }
+  using MatMulOpBase<kBatched>::MatMulOpBase;
 
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& a = ctx->input(0);
-    const Tensor& b = ctx->input(1);
-    auto p = PlanMatMul(a.shape(), transpose_a_, b.shape(), transpose_b_, kBatched);
-    OP_REQUIRES_OK(ctx, p.status());
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, p->out_shape, &out));
-    const GemmDims& d = p->dims;
-    for (int64_t i = 0; i < p->batch; ++i)
-      Gemm<T>(d, transpose_a_, transpose_b_, a.data<T>() + i * d.m * d.k,
+ protected:
+  Status Multiply(OpKernelContext*, const MatMulPlan& p, const Tensor& a, const Tensor& b,
+                  Tensor* out) override {
+    const GemmDims& d = p.dims;
+    for (int64_t i = 0; i < p.batch; ++i)
+      Gemm<T>(d, this->transpose_a_, this->transpose_b_, a.data<T>() + i * d.m * d.k,
               b.data<T>() + i * d.k * d.n, out->data<T>() + i * d.m * d.n);
+    return Status::OK();
   }
-
- private:
-  bool transpose_a_ = false, transpose_b_ = false;
 };
 
 FB_REGISTER_CPU_T("MatMul", float, MatMulOp<float, false>);

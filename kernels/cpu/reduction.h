@@ -97,6 +97,46 @@ struct Collapsed {
 };
 Collapsed Collapse(const TensorShape& shape, const std::vector<bool>& mask);
 
+// ArgMax(x, dimension) viewed as [outer, r, inner] around the reduced axis, with its output.
+struct ArgMaxPlan {
+  Tensor* out = nullptr;  // x's shape without the axis
+  int64_t outer = 1, r = 0, inner = 1;
+};
+// ArgMax's checks and output, shared by the CPU and GPU kernels: x must be at least 1-D,
+// `dimension` (a host tensor) a scalar naming an axis of x that is not empty (InvalidArgument
+// otherwise); allocates output 0.
+StatusOr<ArgMaxPlan> PrepareArgMax(OpKernelContext* ctx, const Tensor& x,
+                                   const Tensor& dimension);
+
+// How many reduced groups `c` has (the passes ReducePasses makes).
+inline int ReducedGroups(const Collapsed& c) {
+  return static_cast<int>(std::count(c.reduced.begin(), c.reduced.end(), true));
+}
+
+// Removes the reduced groups of `c` (the collapsed shape of `x`, at least one reduced group) one
+// pass at a time, innermost first, shared by the CPU and GPU reductions: calls
+// pass(in, next, outer, r, inner, last) to reduce `in` viewed as [outer, r, inner] into `*next`
+// ([outer, inner]), where `in` is x for the first pass and the previous pass's result after it,
+// and `next` is a temp from ctx->allocate_temp, or a tensor sharing `*out`'s buffer for the last
+// pass (last = true). Errors: those of allocate_temp.
+template <typename Pass>
+Status ReducePasses(OpKernelContext* ctx, const Tensor& x, Collapsed c, Tensor* out, Pass pass) {
+  int remaining = ReducedGroups(c);
+  Tensor cur = x;
+  for (int p = static_cast<int>(c.dims.size()) - 1; p >= 0; --p) {
+    if (!c.reduced[p]) continue;
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < p; ++d) outer *= c.dims[d];
+    for (size_t d = p + 1; d < c.dims.size(); ++d) inner *= c.dims[d];
+    Tensor next = *out;
+    if (--remaining > 0) RETURN_IF_ERROR(ctx->allocate_temp(x.dtype(), {outer * inner}, &next));
+    pass(static_cast<const Tensor&>(cur), &next, outer, c.dims[p], inner, remaining == 0);
+    c.dims.erase(c.dims.begin() + p);
+    cur = next;
+  }
+  return Status::OK();
+}
+
 // Writes into `out` (of the reduced element count) the reduction of `x` over the masked axes.
 template <typename T, typename R>
 Status Reduce(OpKernelContext* ctx, const Tensor& x, const std::vector<bool>& mask, Tensor* out) {
@@ -105,24 +145,16 @@ Status Reduce(OpKernelContext* ctx, const Tensor& x, const std::vector<bool>& ma
     return Status::OK();
   }
   Collapsed c = Collapse(x.shape(), mask);
-  Tensor cur = x;
-  int remaining = static_cast<int>(std::count(c.reduced.begin(), c.reduced.end(), true));
-  if (remaining == 0) {
+  if (ReducedGroups(c) == 0) {
     std::copy(x.data<T>(), x.data<T>() + x.NumElements(), out->data<T>());
     return Status::OK();
   }
-  for (int p = static_cast<int>(c.dims.size()) - 1; p >= 0; --p) {
-    if (!c.reduced[p]) continue;
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < p; ++d) outer *= c.dims[d];
-    for (size_t d = p + 1; d < c.dims.size(); ++d) inner *= c.dims[d];
-    Tensor next = *out;
-    if (--remaining > 0) RETURN_IF_ERROR(ctx->allocate_temp(x.dtype(), {outer * inner}, &next));
-    Reduce3D<T, R>(ctx->intra_op_pool(), cur.data<T>(), next.data<T>(), outer, c.dims[p], inner);
-    c.dims.erase(c.dims.begin() + p);
-    cur = next;
-  }
-  return Status::OK();
+  return ReducePasses(ctx, x, std::move(c), out,
+                      [&](const Tensor& in, Tensor* next, int64_t outer, int64_t r, int64_t inner,
+                          bool /*last*/) {
+                        Reduce3D<T, R>(ctx->intra_op_pool(), in.data<T>(), next->data<T>(), outer,
+                                       r, inner);
+                      });
 }
 
 // The kernel of a reduction over the axes given by input 1 (Sum, Max, Min, Prod, and Mean with

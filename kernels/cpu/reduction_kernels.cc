@@ -20,6 +20,24 @@ Collapsed Collapse(const TensorShape& shape, const std::vector<bool>& mask) {
   return c;
 }
 
+StatusOr<ArgMaxPlan> PrepareArgMax(OpKernelContext* ctx, const Tensor& x,
+                                   const Tensor& dimension) {
+  if (x.dims() < 1) return InvalidArgument("input must be at least 1-D, got a scalar");
+  if (dimension.dims() != 0)
+    return InvalidArgument("dimension must be a scalar, got shape ",
+                           dimension.shape().DebugString());
+  ASSIGN_OR_RETURN(std::vector<bool> mask, ReductionMask(dimension, x.dims()));
+  const int axis = static_cast<int>(std::find(mask.begin(), mask.end(), true) - mask.begin());
+  if (x.dim_size(axis) <= 0)
+    return InvalidArgument("reduction axis ", axis, " is empty in shape ", x.shape().DebugString());
+  ArgMaxPlan p;
+  RETURN_IF_ERROR(ctx->allocate_output(0, ReducedShape(x.shape(), mask, false), &p.out));
+  for (int d = 0; d < axis; ++d) p.outer *= x.dim_size(d);
+  for (int d = axis + 1; d < x.dims(); ++d) p.inner *= x.dim_size(d);
+  p.r = x.dim_size(axis);
+  return p;
+}
+
 }  // namespace reduction
 
 namespace {
@@ -53,22 +71,9 @@ class ArgMaxOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
-    const Tensor& dim = ctx->input(1);
-    OP_REQUIRES(ctx, x.dims() >= 1, InvalidArgument("input must be at least 1-D, got a scalar"));
-    OP_REQUIRES(ctx, dim.dims() == 0,
-                InvalidArgument("dimension must be a scalar, got shape ", dim.shape().DebugString()));
-    auto mask = ReductionMask(dim, x.dims());
-    OP_REQUIRES_OK(ctx, mask.status());
-    const int axis = static_cast<int>(std::find(mask->begin(), mask->end(), true) - mask->begin());
-    OP_REQUIRES(ctx, x.dim_size(axis) > 0,
-                InvalidArgument("reduction axis ", axis, " is empty in shape ",
-                                x.shape().DebugString()));
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, ReducedShape(x.shape(), *mask, false), &out));
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < axis; ++d) outer *= x.dim_size(d);
-    for (int d = axis + 1; d < x.dims(); ++d) inner *= x.dim_size(d);
-    ArgMax3D(ctx->intra_op_pool(), x.data<T>(), out->data<Tout>(), outer, x.dim_size(axis), inner);
+    auto p = reduction::PrepareArgMax(ctx, x, ctx->input(1));
+    OP_REQUIRES_OK(ctx, p.status());
+    ArgMax3D(ctx->intra_op_pool(), x.data<T>(), p->out->data<Tout>(), p->outer, p->r, p->inner);
   }
 };
 

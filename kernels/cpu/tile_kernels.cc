@@ -5,7 +5,7 @@
 
 #include "engine/framework/op_kernel.h"
 #include "engine/ops/array_shape_util.h"
-#include "engine/ops/array_tile_util.h"
+#include "kernels/cpu/array_io.h"
 
 namespace fb {
 namespace {
@@ -29,30 +29,19 @@ void TileRows(const T* in, const std::vector<int64_t>& in_dims, T* out,
   }
 }
 
-class TileOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    const Tensor& multiples = ctx->input(1);
-    OP_REQUIRES(
-        ctx, multiples.dims() == 1,
-        InvalidArgument("multiples must be 1-D, got shape ", multiples.shape().DebugString()));
-    auto shape = TileShape(input.shape(), IntTensorValues(multiples));
-    OP_REQUIRES_OK(ctx, shape.status());
-    if (*shape == input.shape()) {
-      ctx->forward_input(0, 0);
-      return;
-    }
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (out->NumElements() == 0) return;
-    VisitDataType(input.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      TileRows<T>(input.data<T>(), input.shape().dim_sizes(), out->data<T>(), shape->dim_sizes());
-    });
-  }
-};
+// Tile into output 0 of `shape` (the input itself when nothing is repeated).
+void RunTile(OpKernelContext* ctx, const TensorShape& shape) {
+  const Tensor& input = ctx->input(0);
+  auto out = array_io::ForwardOrAllocate(ctx, shape);
+  OP_REQUIRES_OK(ctx, out.status());
+  if (*out == nullptr || (*out)->NumElements() == 0) return;
+  VisitDataType(input.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    TileRows<T>(input.data<T>(), input.shape().dim_sizes(), (*out)->data<T>(), shape.dim_sizes());
+  });
+}
+
+using TileOp = array_io::ArgsOp<TensorShape, array_io::ReadTile, array_io::ReadHostInts, RunTile>;
 
 REGISTER_KERNEL(KernelDefBuilder("Tile").Device(DEVICE_CPU), TileOp);
 

@@ -3,6 +3,7 @@
 // input with the permuted strides; rows of the output are spread over the intra-op pool.
 #include "engine/framework/op_kernel.h"
 #include "engine/ops/array_shape_util.h"
+#include "kernels/cpu/array_io.h"
 
 namespace fb {
 
@@ -34,31 +35,22 @@ void TransposeRows(const T* in, const std::vector<int64_t>& in_dims,
   });
 }
 
-class TransposeOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    OP_REQUIRES(ctx, ctx->input(1).dims() == 1,
-                InvalidArgument("perm must be 1-D, got shape ", ctx->input(1).shape().DebugString()));
-    std::vector<int64_t> perm = IntTensorValues(ctx->input(1));
-    auto shape = TransposeShape(x.shape(), perm);
-    OP_REQUIRES_OK(ctx, shape.status());
-    bool identity = true;
-    for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
-    if (identity) {
-      ctx->forward_input(0, 0);
-      return;
-    }
-    Tensor* y;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &y));
-    if (y->NumElements() == 0) return;
-    VisitDataType(x.dtype(), [&](auto zero) {
-      using T = decltype(zero);
-      TransposeRows<T>(x.data<T>(), x.shape().dim_sizes(), perm, y->data<T>(), ctx->intra_op_pool());
-    });
+// Transpose: the input itself for the identity permutation, else the output's rows in parallel.
+void RunTranspose(OpKernelContext* ctx, const array_io::TransposeArgs& args) {
+  const Tensor& x = ctx->input(0);
+  if (args.identity) {
+    ctx->forward_input(0, 0);
+    return;
   }
-};
+  const std::vector<int64_t>& perm = args.perm;
+  Tensor* y;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, args.shape, &y));
+  if (y->NumElements() == 0) return;
+  VisitDataType(x.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    TransposeRows<T>(x.data<T>(), x.shape().dim_sizes(), perm, y->data<T>(), ctx->intra_op_pool());
+  });
+}
 
 template <typename T>
 class InvertPermutationOp : public OpKernel {
@@ -82,6 +74,9 @@ class InvertPermutationOp : public OpKernel {
     }
   }
 };
+
+using TransposeOp = array_io::ArgsOp<array_io::TransposeArgs, array_io::ReadTranspose,
+                                     array_io::ReadHostInts, RunTranspose>;
 
 REGISTER_KERNEL(KernelDefBuilder("Transpose").Device(DEVICE_CPU), TransposeOp);
 REGISTER_KERNEL(KernelDefBuilder("InvertPermutation").Device(DEVICE_CPU).TypeConstraint<int32_t>("T"),

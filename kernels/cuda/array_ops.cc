@@ -1,11 +1,12 @@
 // GPU kernels of the array ops that move data: Slice, Pad, Transpose, Tile, ConcatV2, Concat,
 // Pack, Split and Unpack (float and double; their shape, axis and index arguments are HostMemory,
-// read on the host). Shapes are checked with the rules the CPU kernels use
-// (engine/ops/array_shape_util.h), so errors read the same; each copy is one strided-copy launch
+// read on the host). Inputs are checked and output shapes computed by the code the CPU kernels use
+// (kernels/cpu/array_io.h), so errors read the same; each copy is one strided-copy launch
 // per input or output (array_kernels.cu) on the compute stream. Whole-tensor results and pieces
 // along dimension 0 share the input's buffer, as on the CPU.
 #include "engine/ops/array_shape_util.h"
-#include "engine/ops/array_tile_util.h"
+#include "kernels/cpu/array_io.h"
+#include "kernels/cpu/join_cut_ops.h"
 #include "kernels/cuda/array_launch.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/gpu_kernel_util.h"
@@ -53,128 +54,82 @@ void Launch(OpKernelContext* ctx, const Tensor& src, Tensor* dst, const StridedC
                     n, c, GpuOf(ctx)->compute_stream());
 }
 
-// Host values of int input `i` (HostMemory, so already on the host).
+// MakeCopy's copy from `src` to `dst`, launched.
+Status CopyStrided(OpKernelContext* ctx, const Tensor& src, Tensor* dst,
+                   const std::vector<int64_t>& dims, const std::vector<int64_t>& src_strides,
+                   int64_t src_base, const std::vector<int64_t>& dst_strides, int64_t dst_base) {
+  ASSIGN_OR_RETURN(StridedCopy c, MakeCopy(dims, src_strides, src_base, dst_strides, dst_base));
+  Launch(ctx, src, dst, c);
+  return Status::OK();
+}
+
+// Host values of int input `i` (HostMemory, so already on the host): the array_io reader.
 StatusOr<std::vector<int64_t>> HostInts(OpKernelContext* ctx, int i) {
   ASSIGN_OR_RETURN(Tensor t, HostInput(ctx, i));
   return IntTensorValues(t);
 }
 
-class GpuSliceOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    OP_REQUIRES(ctx, ctx->input(1).dims() == 1 && ctx->input(2).dims() == 1,
-                InvalidArgument("begin and size must be 1-D, got shapes ",
-                                ctx->input(1).shape().DebugString(), " and ",
-                                ctx->input(2).shape().DebugString()));
-    auto begin = HostInts(ctx, 1);
-    OP_REQUIRES_OK(ctx, begin.status());
-    auto size = HostInts(ctx, 2);
-    OP_REQUIRES_OK(ctx, size.status());
-    auto shape = SliceShape(input.shape(), *begin, *size);
-    OP_REQUIRES_OK(ctx, shape.status());
-    if (*shape == input.shape()) {
-      ctx->forward_input(0, 0);
-      return;
-    }
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    const std::vector<int64_t> in_strides = RowMajorStrides(input.shape().dim_sizes());
-    int64_t base = 0;
-    for (size_t d = 0; d < begin->size(); ++d) base += (*begin)[d] * in_strides[d];
-    auto c = MakeCopy(shape->dim_sizes(), in_strides, base, RowMajorStrides(shape->dim_sizes()), 0);
-    OP_REQUIRES_OK(ctx, c.status());
-    Launch(ctx, input, out, *c);
-  }
-};
+// Slice: the input itself, or one strided copy.
+void RunSlice(OpKernelContext* ctx, const array_io::SliceArgs& args) {
+  const Tensor& input = ctx->input(0);
+  const TensorShape& shape = args.shape;
+  auto out = array_io::ForwardOrAllocate(ctx, shape);
+  OP_REQUIRES_OK(ctx, out.status());
+  if (*out == nullptr) return;
+  const std::vector<int64_t> in_strides = RowMajorStrides(input.shape().dim_sizes());
+  int64_t base = 0;
+  for (size_t d = 0; d < args.begin.size(); ++d) base += args.begin[d] * in_strides[d];
+  OP_REQUIRES_OK(ctx, CopyStrided(ctx, input, *out, shape.dim_sizes(), in_strides, base,
+                                  RowMajorStrides(shape.dim_sizes()), 0));
+}
 
-class GpuPadOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    const Tensor& paddings = ctx->input(1);
-    OP_REQUIRES(ctx, paddings.dims() == 2 && paddings.dim_size(1) == 2,
-                InvalidArgument("paddings must be [rank, 2], got shape ",
-                                paddings.shape().DebugString()));
-    auto pads = HostInts(ctx, 1);
-    OP_REQUIRES_OK(ctx, pads.status());
-    auto shape = PadShape(input.shape(), *pads);
-    OP_REQUIRES_OK(ctx, shape.status());
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (out->NumElements() == 0) return;
-    OP_REQUIRES_OK(ctx, CudaStatus(cudaMemsetAsync(out->raw_data(), 0, out->ByteSize(),
-                                                   GpuOf(ctx)->compute_stream()),
-                                   "cudaMemsetAsync"));
-    const std::vector<int64_t> out_strides = RowMajorStrides(shape->dim_sizes());
-    int64_t base = 0;
-    for (int d = 0; d < input.dims(); ++d) base += (*pads)[2 * d] * out_strides[d];
-    auto c = MakeCopy(input.shape().dim_sizes(), RowMajorStrides(input.shape().dim_sizes()), 0,
-                      out_strides, base);
-    OP_REQUIRES_OK(ctx, c.status());
-    Launch(ctx, input, out, *c);
-  }
-};
+// Pad: zeros, then one strided copy of the input at the leading paddings.
+void RunPad(OpKernelContext* ctx, const array_io::PadArgs& args) {
+  const Tensor& input = ctx->input(0);
+  Tensor* out;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, args.shape, &out));
+  if (out->NumElements() == 0) return;
+  OP_REQUIRES_OK(ctx, CudaStatus(cudaMemsetAsync(out->raw_data(), 0, out->ByteSize(),
+                                                 GpuOf(ctx)->compute_stream()),
+                                 "cudaMemsetAsync"));
+  const std::vector<int64_t> out_strides = RowMajorStrides(args.shape.dim_sizes());
+  int64_t base = 0;
+  for (int d = 0; d < input.dims(); ++d) base += args.paddings[2 * d] * out_strides[d];
+  OP_REQUIRES_OK(ctx, CopyStrided(ctx, input, out, input.shape().dim_sizes(),
+                                  RowMajorStrides(input.shape().dim_sizes()), 0, out_strides,
+                                  base));
+}
 
-class GpuTransposeOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& x = ctx->input(0);
-    OP_REQUIRES(ctx, ctx->input(1).dims() == 1,
-                InvalidArgument("perm must be 1-D, got shape ",
-                                ctx->input(1).shape().DebugString()));
-    auto perm = HostInts(ctx, 1);
-    OP_REQUIRES_OK(ctx, perm.status());
-    auto shape = TransposeShape(x.shape(), *perm);
-    OP_REQUIRES_OK(ctx, shape.status());
-    bool identity = true;
-    for (size_t i = 0; i < perm->size(); ++i)
-      identity = identity && (*perm)[i] == static_cast<int64_t>(i);
-    if (identity) {
-      ctx->forward_input(0, 0);
-      return;
-    }
-    Tensor* y;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &y));
-    const std::vector<int64_t> in_strides = RowMajorStrides(x.shape().dim_sizes());
-    std::vector<int64_t> src_strides;
-    for (int64_t p : *perm) src_strides.push_back(in_strides[p]);
-    auto c = MakeCopy(shape->dim_sizes(), src_strides, 0, RowMajorStrides(shape->dim_sizes()), 0);
-    OP_REQUIRES_OK(ctx, c.status());
-    Launch(ctx, x, y, *c);
+// Transpose: the input itself for the identity permutation, else one strided copy.
+void RunTranspose(OpKernelContext* ctx, const array_io::TransposeArgs& args) {
+  const Tensor& x = ctx->input(0);
+  if (args.identity) {
+    ctx->forward_input(0, 0);
+    return;
   }
-};
+  Tensor* y;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, args.shape, &y));
+  const std::vector<int64_t> in_strides = RowMajorStrides(x.shape().dim_sizes());
+  std::vector<int64_t> src_strides;
+  for (int64_t p : args.perm) src_strides.push_back(in_strides[p]);
+  OP_REQUIRES_OK(ctx, CopyStrided(ctx, x, y, args.shape.dim_sizes(), src_strides, 0,
+                                  RowMajorStrides(args.shape.dim_sizes()), 0));
+}
 
-class GpuTileOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    const Tensor& multiples = ctx->input(1);
-    OP_REQUIRES(
-        ctx, multiples.dims() == 1,
-        InvalidArgument("multiples must be 1-D, got shape ", multiples.shape().DebugString()));
-    auto m = HostInts(ctx, 1);
-    OP_REQUIRES_OK(ctx, m.status());
-    auto shape = TileShape(input.shape(), *m);
-    OP_REQUIRES_OK(ctx, shape.status());
-    if (*shape == input.shape()) {
-      ctx->forward_input(0, 0);
-      return;
-    }
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
-    if (out->NumElements() == 0) return;  // an empty input dim: no modulo by zero
-    auto c = MakeCopy(shape->dim_sizes(), RowMajorStrides(input.shape().dim_sizes()), 0,
-                      RowMajorStrides(shape->dim_sizes()), 0);
-    OP_REQUIRES_OK(ctx, c.status());
-    for (int d = 0; d < input.dims(); ++d) c->src_mod[d] = input.dim_size(d);
-    Launch(ctx, input, out, *c);
-  }
-};
+// Tile into output 0 of `shape` (the input itself when nothing is repeated): one strided copy
+// whose source index wraps at the input's dims.
+void RunTile(OpKernelContext* ctx, const TensorShape& shape) {
+  const Tensor& input = ctx->input(0);
+  auto out = array_io::ForwardOrAllocate(ctx, shape);
+  OP_REQUIRES_OK(ctx, out.status());
+  // (An empty output has an empty input dim: no launch, no modulo by zero.)
+  if (*out == nullptr || (*out)->NumElements() == 0) return;
+  auto c = MakeCopy(shape.dim_sizes(), RowMajorStrides(input.shape().dim_sizes()), 0,
+                    RowMajorStrides(shape.dim_sizes()), 0);
+  OP_REQUIRES_OK(ctx, c.status());
+  for (int d = 0; d < input.dims(); ++d) c->src_mod[d] = input.dim_size(d);
+  Launch(ctx, input, *out, *c);
+}
 
 // Copies `parts` side by side into (join) or out of (split) `whole`, all viewed as
 // [outer, width]: part k occupies columns [offset_k, offset_k + width_k) of whole's
@@ -187,125 +142,50 @@ Status CopyColumns(OpKernelContext* ctx, Tensor* whole, const std::vector<Tensor
   for (Tensor* p : parts) {
     const int64_t width = p->NumElements() / outer;
     const std::vector<int64_t> part_strides = {width, 1}, whole_strides = {total, 1};
-    ASSIGN_OR_RETURN(StridedCopy c, join ? MakeCopy({outer, width}, part_strides, 0,
-                                                    whole_strides, offset)
-                                         : MakeCopy({outer, width}, whole_strides, offset,
-                                                    part_strides, 0));
-    if (join) Launch(ctx, *p, whole, c);
-    else Launch(ctx, *whole, p, c);
+    if (join) {
+      RETURN_IF_ERROR(
+          CopyStrided(ctx, *p, whole, {outer, width}, part_strides, 0, whole_strides, offset));
+    } else {
+      RETURN_IF_ERROR(
+          CopyStrided(ctx, *whole, p, {outer, width}, whole_strides, offset, part_strides, 0));
+    }
     offset += width;
   }
   return Status::OK();
 }
 
-// Output 0 of `shape`: `values` joined along `axis` (canonical in the output).
-void Join(OpKernelContext* ctx, std::vector<Tensor> values, int axis, const TensorShape& shape) {
+// array_io::JoinFn: output 0, the values of `args` joined along its axis (ConcatV2, Concat, Pack).
+void Join(OpKernelContext* ctx, array_io::JoinArgs args) {
   Tensor* out;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, args.shape, &out));
   std::vector<Tensor*> parts;
-  for (Tensor& v : values) parts.push_back(&v);
-  OP_REQUIRES_OK(ctx, CopyColumns(ctx, out, parts, Product(shape.dim_sizes(), 0, axis), true));
+  for (Tensor& v : args.values) parts.push_back(&v);
+  OP_REQUIRES_OK(ctx, CopyColumns(ctx, out, parts, Product(args.shape.dim_sizes(), 0, args.axis),
+                                  true));
 }
 
-// ConcatV2 (axis last) and Concat (axis first).
-class GpuConcatOp : public OpKernel {
- public:
-  explicit GpuConcatOp(OpKernelConstruction* c)
-      : OpKernel(c), axis_first_(c->def().op == "Concat") {}
-  void Compute(OpKernelContext* ctx) override {
-    const int n = num_inputs() - 1;
-    const int axis_input = axis_first_ ? 0 : n;
-    OP_REQUIRES(ctx, ctx->input(axis_input).NumElements() == 1,
-                InvalidArgument("axis must be a scalar, got shape ",
-                                ctx->input(axis_input).shape().DebugString()));
-    auto axis = HostInts(ctx, axis_input);
-    OP_REQUIRES_OK(ctx, axis.status());
-    std::vector<Tensor> values;
-    std::vector<TensorShape> shapes;
-    for (int i = 0; i < n; ++i) {
-      values.push_back(ctx->input(axis_first_ ? i + 1 : i));
-      shapes.push_back(values.back().shape());
-    }
-    auto shape = ConcatShape(shapes, (*axis)[0]);
-    OP_REQUIRES_OK(ctx, shape.status());
-    const int64_t a = (*axis)[0];
-    Join(ctx, std::move(values), static_cast<int>(a < 0 ? a + shape->rank() : a), *shape);
-  }
-
- private:
-  bool axis_first_;
-};
-
-class GpuPackOp : public OpKernel {
- public:
-  explicit GpuPackOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(c->GetAttr("axis", &axis_));
-  }
-  void Compute(OpKernelContext* ctx) override {
-    std::vector<Tensor> values;
-    std::vector<TensorShape> shapes;
-    for (int i = 0; i < num_inputs(); ++i) {
-      values.push_back(ctx->input(i));
-      shapes.push_back(values.back().shape());
-    }
-    auto shape = PackShape(shapes, axis_);
-    OP_REQUIRES_OK(ctx, shape.status());
-    Join(ctx, std::move(values), static_cast<int>(axis_ < 0 ? axis_ + shape->rank() : axis_),
-         *shape);
-  }
-
- private:
-  int64_t axis_ = 0;
-};
-
-// Outputs of `piece` cut out of `value` along `axis`: views for axis 0, else copies.
-void Cut(OpKernelContext* ctx, const Tensor& value, int axis, const TensorShape& piece) {
-  const int n = ctx->num_outputs();
-  if (axis == 0) {
-    const int64_t width = value.dims() == piece.rank() ? piece.dim_size(0) : 1;
-    for (int i = 0; i < n; ++i)
-      ctx->set_output(i, value.Slice(i * width, (i + 1) * width).Reshaped(piece));
-    return;
-  }
-  std::vector<Tensor*> outs(n);
-  for (int i = 0; i < n; ++i) OP_REQUIRES_OK(ctx, ctx->allocate_output(i, piece, &outs[i]));
+// array_io::CutFn: the outputs, the pieces of `args` cut out of input `value_input` (Split,
+// Unpack): views for axis 0, else copies.
+void Cut(OpKernelContext* ctx, int value_input, const array_io::CutArgs& args) {
+  const Tensor& value = ctx->input(value_input);
+  auto outs = array_io::CutOutputs(ctx, value, args);
+  OP_REQUIRES_OK(ctx, outs.status());
+  if (outs->empty()) return;
   Tensor whole = value;
-  OP_REQUIRES_OK(ctx, CopyColumns(ctx, &whole, outs,
-                                  Product(value.shape().dim_sizes(), 0, axis), false));
+  OP_REQUIRES_OK(ctx, CopyColumns(ctx, &whole, *outs,
+                                  Product(value.shape().dim_sizes(), 0, args.axis), false));
 }
 
-class GpuSplitOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& value = ctx->input(1);
-    OP_REQUIRES(ctx, ctx->input(0).NumElements() == 1,
-                InvalidArgument("split_dim must be a scalar, got shape ",
-                                ctx->input(0).shape().DebugString()));
-    auto axis = HostInts(ctx, 0);
-    OP_REQUIRES_OK(ctx, axis.status());
-    auto piece = SplitShape(value.shape(), (*axis)[0], num_outputs());
-    OP_REQUIRES_OK(ctx, piece.status());
-    const int64_t a = (*axis)[0];
-    Cut(ctx, value, static_cast<int>(a < 0 ? a + value.dims() : a), *piece);
-  }
-};
-
-class GpuUnpackOp : public OpKernel {
- public:
-  explicit GpuUnpackOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->SetStatus(c->GetAttr("axis", &axis_));
-  }
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& value = ctx->input(0);
-    auto piece = UnpackShape(value.shape(), num_outputs(), axis_);
-    OP_REQUIRES_OK(ctx, piece.status());
-    Cut(ctx, value, static_cast<int>(axis_ < 0 ? axis_ + value.dims() : axis_), *piece);
-  }
-
- private:
-  int64_t axis_ = 0;
-};
+// The kernels of array_io.h and join_cut_ops.h over the GPU's copies.
+using GpuSliceOp = array_io::ArgsOp<array_io::SliceArgs, array_io::ReadSlice, HostInts, RunSlice>;
+using GpuPadOp = array_io::ArgsOp<array_io::PadArgs, array_io::ReadPad, HostInts, RunPad>;
+using GpuTransposeOp =
+    array_io::ArgsOp<array_io::TransposeArgs, array_io::ReadTranspose, HostInts, RunTranspose>;
+using GpuTileOp = array_io::ArgsOp<TensorShape, array_io::ReadTile, HostInts, RunTile>;
+using GpuConcatOp = array_io::ConcatOp<Join, HostInts>;
+using GpuPackOp = array_io::PackOp<Join>;
+using GpuSplitOp = array_io::SplitOp<Cut, HostInts>;
+using GpuUnpackOp = array_io::UnpackOp<Cut>;
 
 #define FB_REGISTER_ARRAY(op, Kernel, ...)                                                   \
   REGISTER_KERNEL(KernelDefBuilder(op).Device(DEVICE_GPU).TypeConstraint<float>("T")        \

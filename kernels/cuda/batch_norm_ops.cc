@@ -14,8 +14,6 @@
 namespace fb::gpu {
 namespace {
 
-using batch_norm::Attrs;
-
 // Device scratch for the launchers; freed when the kernel returns, which is safe because every
 // later user of the memory is ordered after these kernels on the compute stream.
 StatusOr<Tensor> Scratch(OpKernelContext* ctx, int64_t rows, int64_t channels) {
@@ -24,17 +22,14 @@ StatusOr<Tensor> Scratch(OpKernelContext* ctx, int64_t rows, int64_t channels) {
 }
 
 template <typename T>
-class GpuFusedBatchNormOp : public OpKernel {
+class GpuFusedBatchNormOp : public batch_norm::OpBase<false> {
  public:
-  explicit GpuFusedBatchNormOp(OpKernelConstruction* ctx)
-      : OpKernel(ctx), attrs_(batch_norm::ParseAttrs(ctx)) {}
+  using OpBase::OpBase;
 
-  void Compute(OpKernelContext* ctx) override {
+ protected:
+  void Run(OpKernelContext* ctx, const batch_norm::Dims& dims, Tensor* out[5]) override {
     const Tensor& x = ctx->input(0);
-    Tensor* out[5];
-    auto dims = batch_norm::AllocateForward(ctx, attrs_, out);
-    OP_REQUIRES_OK(ctx, dims.status());
-    const int64_t rows = dims->rows, channels = dims->channels;
+    const int64_t rows = dims.rows, channels = dims.channels;
     if (channels == 0) return;
     auto scratch = Scratch(ctx, rows, channels);
     OP_REQUIRES_OK(ctx, scratch.status());
@@ -58,24 +53,18 @@ class GpuFusedBatchNormOp : public OpKernel {
     a.scratch = scratch->data<double>();
     LaunchBatchNormForward(a, GpuOf(ctx)->compute_stream());
   }
-
- private:
-  Attrs attrs_;
 };
 
 template <typename T>
-class GpuFusedBatchNormGradOp : public OpKernel {
+class GpuFusedBatchNormGradOp : public batch_norm::OpBase<true> {
  public:
-  explicit GpuFusedBatchNormGradOp(OpKernelConstruction* ctx)
-      : OpKernel(ctx), attrs_(batch_norm::ParseAttrs(ctx)) {}
+  using OpBase::OpBase;
 
-  void Compute(OpKernelContext* ctx) override {
+ protected:
+  void Run(OpKernelContext* ctx, const batch_norm::Dims& dims, Tensor* out[5]) override {
     const Tensor& dy = ctx->input(0);
     const Tensor& x = ctx->input(1);
-    Tensor* out[5];
-    auto dims = batch_norm::AllocateGrad(ctx, out);
-    OP_REQUIRES_OK(ctx, dims.status());
-    const int64_t rows = dims->rows, channels = dims->channels;
+    const int64_t rows = dims.rows, channels = dims.channels;
     if (channels == 0) return;
     auto scratch = Scratch(ctx, rows, channels);
     OP_REQUIRES_OK(ctx, scratch.status());
@@ -95,9 +84,6 @@ class GpuFusedBatchNormGradOp : public OpKernel {
     a.scratch = scratch->data<double>();
     LaunchBatchNormBackward(a, GpuOf(ctx)->compute_stream());
   }
-
- private:
-  Attrs attrs_;
 };
 
 FB_REGISTER_GPU_FD("FusedBatchNorm", GpuFusedBatchNormOp);

@@ -6,6 +6,7 @@
 // compute stream each. Fill's dims are read on the host (HostMemory("dims")); its value is read
 // by the kernel from GPU memory, so nothing waits for the GPU.
 #include "engine/ops/math_reduction_util.h"
+#include "kernels/cpu/fill_io.h"
 #include "kernels/cpu/forward_input.h"
 #include "kernels/cuda/gpu_kernel_util.h"
 #include "kernels/cuda/state_launch.h"
@@ -35,15 +36,10 @@ class GpuFillOp : public OpKernel {
     auto dims = HostInput(ctx, 0);
     OP_REQUIRES_OK(ctx, dims.status());
     const Tensor& value = ctx->input(1);
-    OP_REQUIRES(ctx, dims->dims() == 1,
-                InvalidArgument("dims must be a vector, got shape ", dims->shape().DebugString()));
-    OP_REQUIRES(ctx, value.dims() == 0,
-                InvalidArgument("value must be a scalar, got shape ", value.shape().DebugString()));
-    auto sizes = IndexValues(*dims, "dims");
-    OP_REQUIRES_OK(ctx, sizes.status());
-    OP_REQUIRES_OK(ctx, ValidateShape(*sizes, "dims"));
+    auto shape = FillShape(*dims, value);
+    OP_REQUIRES_OK(ctx, shape.status());
     Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(*sizes), &out));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, *shape, &out));
     cudaStream_t s = GpuOf(ctx)->compute_stream();
     if (IsGpuMemory(value))
       LaunchFillFromDevice<T>(out->data<T>(), value.data<T>(), out->NumElements(), s);

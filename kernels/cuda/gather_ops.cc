@@ -8,6 +8,7 @@
 // Inputs that arrive in host memory are copied to the GPU first (CopyFromHost is a no-op for
 // tensors already there), so the kernels work whether or not the executor keeps them on the host.
 #include "engine/ops/array_shape_util.h"
+#include "kernels/cpu/gather_io.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/gather_kernels.h"
 #include "kernels/cuda/gpu_kernel_util.h"
@@ -15,18 +16,7 @@
 namespace fb::gpu {
 namespace {
 
-// InvalidArgument naming the first of `indices` (a host tensor) outside [0, limit); negative
-// values pass when `allow_negative` (UnsortedSegmentSum drops them). The CPU kernels' check.
-template <typename Index>
-Status CheckIndices(const Tensor& indices, int64_t limit, const char* what, bool allow_negative) {
-  const Index* idx = indices.data<Index>();
-  for (int64_t j = 0; j < indices.NumElements(); ++j) {
-    if ((idx[j] < 0 && !allow_negative) || idx[j] >= limit)
-      return InvalidArgument(what, FlatIndexString(indices.shape(), j), " = ", idx[j],
-                             " is not in [0, ", limit, ")");
-  }
-  return Status::OK();
-}
+using gather_io::CheckIndices;
 
 int64_t DimProduct(const TensorShape& s, int begin, int end) {
   int64_t p = 1;
@@ -46,12 +36,7 @@ template <typename Index>
 class GpuGatherOp : public OpKernel {
  public:
   explicit GpuGatherOp(OpKernelConstruction* c)
-      : OpKernel(c), has_axis_(c->def().op == "GatherV2") {
-    int64_t batch_dims = 0;
-    if (has_axis_) c->SetStatus(c->GetAttr("batch_dims", &batch_dims));
-    if (batch_dims != 0)
-      c->SetStatus(Unimplemented("batch_dims = ", batch_dims, " is not supported (only 0)"));
-  }
+      : OpKernel(c), has_axis_(gather_io::ParseGatherAttrs(c)) {}
 
   void Compute(OpKernelContext* ctx) override { OP_REQUIRES_OK(ctx, Run(ctx)); }
 

@@ -1,12 +1,13 @@
 // GPU kernels of the accuracy metric's ops: ArgMax (engine/ops/math_reduction_ops.cc; T float,
 // double, int32, int64; output_type int32 or int64) and integer Equal (int32, int64: argmax ==
 // labels; the float comparisons are in cwise_ops.cc). ArgMax reads its scalar `dimension` on the
-// host (HostMemory("dimension")) and checks it as the CPU kernel does
-// (kernels/cpu/reduction_kernels.cc); Equal accepts inputs in host memory (an int32 Const) by
-// copying them to the GPU first. Integer Greater and Less are left to the CPU: they are the
-// while loops' conditions, which LoopCond needs on the host (TensorFlow keeps int32 loop
-// counters in host memory too).
+// host (HostMemory("dimension")) and checks it with the CPU kernel's code
+// (reduction::PrepareArgMax, kernels/cpu/reduction.h); Equal accepts inputs in host memory (an
+// int32 Const) by copying them to the GPU first. Integer Greater and Less are left to the CPU:
+// they are the while loops' conditions, which LoopCond needs on the host (TensorFlow keeps int32
+// loop counters in host memory too).
 #include "engine/ops/math_reduction_util.h"
+#include "kernels/cpu/reduction.h"
 #include "kernels/cuda/gpu_kernel_util.h"
 #include "kernels/cuda/state_launch.h"
 #include "kernels/cuda/state_util.h"
@@ -22,22 +23,9 @@ class GpuArgMaxOp : public OpKernel {
     const Tensor& x = ctx->input(0);
     auto dim = HostInput(ctx, 1);
     OP_REQUIRES_OK(ctx, dim.status());
-    OP_REQUIRES(ctx, x.dims() >= 1, InvalidArgument("input must be at least 1-D, got a scalar"));
-    OP_REQUIRES(ctx, dim->dims() == 0,
-                InvalidArgument("dimension must be a scalar, got shape ",
-                                dim->shape().DebugString()));
-    auto mask = ReductionMask(*dim, x.dims());
-    OP_REQUIRES_OK(ctx, mask.status());
-    const int axis = static_cast<int>(std::find(mask->begin(), mask->end(), true) - mask->begin());
-    OP_REQUIRES(ctx, x.dim_size(axis) > 0,
-                InvalidArgument("reduction axis ", axis, " is empty in shape ",
-                                x.shape().DebugString()));
-    Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, ReducedShape(x.shape(), *mask, false), &out));
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < axis; ++d) outer *= x.dim_size(d);
-    for (int d = axis + 1; d < x.dims(); ++d) inner *= x.dim_size(d);
-    LaunchArgMax<T, Tout>(x.data<T>(), out->data<Tout>(), outer, x.dim_size(axis), inner,
+    auto p = reduction::PrepareArgMax(ctx, x, *dim);
+    OP_REQUIRES_OK(ctx, p.status());
+    LaunchArgMax<T, Tout>(x.data<T>(), p->out->data<Tout>(), p->outer, p->r, p->inner,
                           GpuOf(ctx)->compute_stream());
   }
 };

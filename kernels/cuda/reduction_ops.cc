@@ -16,8 +16,7 @@ Status GpuReduce(OpKernelContext* ctx, ReduceFn fn, bool mean, const Tensor& x,
                  const std::vector<bool>& mask, Tensor* out) {
   cudaStream_t stream = GpuOf(ctx)->compute_stream();
   reduction::Collapsed c = reduction::Collapse(x.shape(), mask);
-  int remaining = static_cast<int>(std::count(c.reduced.begin(), c.reduced.end(), true));
-  if (remaining == 0 || x.NumElements() == 0) {
+  if (reduction::ReducedGroups(c) == 0 || x.NumElements() == 0) {
     if (x.NumElements() == out->NumElements()) {
       FB_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out->raw_data(), x.raw_data(), x.ByteSize(),
                                               cudaMemcpyDeviceToDevice, stream));
@@ -28,20 +27,12 @@ Status GpuReduce(OpKernelContext* ctx, ReduceFn fn, bool mean, const Tensor& x,
     return Status::OK();
   }
   const T scale = mean ? T(1) / static_cast<T>(x.NumElements() / out->NumElements()) : T(1);
-  Tensor cur = x;
-  for (int p = static_cast<int>(c.dims.size()) - 1; p >= 0; --p) {
-    if (!c.reduced[p]) continue;
-    int64_t outer = 1, inner = 1;
-    for (int d = 0; d < p; ++d) outer *= c.dims[d];
-    for (size_t d = p + 1; d < c.dims.size(); ++d) inner *= c.dims[d];
-    Tensor next = *out;
-    if (--remaining > 0) RETURN_IF_ERROR(ctx->allocate_temp(x.dtype(), {outer * inner}, &next));
-    LaunchReduce3D<T>(fn, cur.data<T>(), next.data<T>(), outer, c.dims[p], inner,
-                      remaining == 0 ? scale : T(1), stream);
-    c.dims.erase(c.dims.begin() + p);
-    cur = next;
-  }
-  return Status::OK();
+  return reduction::ReducePasses(
+      ctx, x, std::move(c), out,
+      [&](const Tensor& in, Tensor* next, int64_t outer, int64_t r, int64_t inner, bool last) {
+        LaunchReduce3D<T>(fn, in.data<T>(), next->data<T>(), outer, r, inner,
+                          last ? scale : T(1), stream);
+      });
 }
 
 template <typename T, ReduceFn kFn, bool kMean = false>

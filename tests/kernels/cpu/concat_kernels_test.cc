@@ -1,4 +1,4 @@
-// ConcatV2, Concat, ConcatOffset, Pack and Unpack kernels: values computed by hand.
+// ConcatV2, Concat, ConcatOffset, Pack, Unpack and Split kernels: values computed by hand.
 #include <catch2/catch.hpp>
 
 #include "tests/engine/ops/array_test_util.h"
@@ -83,6 +83,26 @@ TEST_CASE("Pack stacks along a new axis and Unpack inverts it", "[array]") {
   Scope bad = Scope::NewRootScope();
   auto v = ops::Unpack(bad.WithOpName("un"), ops::Const(bad, Iota({2, 3})), 3, 0);
   CHECK_THAT(RunError(bad, v[0]), Catch::Contains("cannot unpack 3 tensors from dimension 0"));
+}
+
+// Split and Unpack share one cut (concat_kernels.cc): the piece's width along the copied rows is
+// its element count over the rows before the axis, and empty values copy nothing.
+TEST_CASE("Split and Unpack cut inner axes of 3-D and empty tensors", "[array]") {
+  Scope root = Scope::NewRootScope();
+  auto split = ops::Split(root, ops::Const(root, Iota({2, 4, 3})), 1, 2);
+  auto unpack = ops::Unpack(root, ops::Const(root, Iota({2, 3, 2})), 3, 1);
+  auto empty_split = ops::Split(root, ops::Const(root, Iota({2, 0, 4})), 2, 2);
+  auto empty_unpack = ops::Unpack(root, ops::Const(root, Iota({0, 2})), 2, 1);
+  REQUIRE(split.size() == 2);
+  REQUIRE(unpack.size() == 3);
+  auto out = RunScope(root, {split[0], split[1], unpack[1], empty_split[1], empty_unpack[0]});
+  CHECK(out[0].shape() == TensorShape{2, 2, 3});
+  CHECK(Values<float>(out[0]) == std::vector<float>{0, 1, 2, 3, 4, 5, 12, 13, 14, 15, 16, 17});
+  CHECK(Values<float>(out[1]) == std::vector<float>{6, 7, 8, 9, 10, 11, 18, 19, 20, 21, 22, 23});
+  CHECK(out[2].shape() == TensorShape{2, 2});
+  CHECK(Values<float>(out[2]) == std::vector<float>{2, 3, 8, 9});
+  CHECK(out[3].shape() == TensorShape{2, 0, 2});
+  CHECK(out[4].shape() == TensorShape{0});
 }
 
 }  // namespace
