@@ -8,11 +8,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 def write_figure(path, sim, published, quick):
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     for ax, softmax in zip(axes, ("full", "sampled")):
-        rows = [r for r in sim if r["softmax"] == softmax]
-        for w in sorted({r["workers"] for r in rows}):
-            pts = sorted((r["ps"], r["words_per_s"]) for r in rows if r["workers"] == w)
-            ax.plot([p for p, _ in pts], [v for _, v in pts], marker="o",
-                    label=f"flowbench sim, {w} workers")
+        for setting, style in (("measured", "-"), ("PS calibrated", "--")):
+            rows = [r for r in sim if r["softmax"] == softmax and r["setting"] == setting]
+            for w in sorted({r["workers"] for r in rows}):
+                pts = sorted((r["ps"], r["words_per_s"]) for r in rows if r["workers"] == w)
+                ax.plot([p for p, _ in pts], [v for _, v in pts], marker="o", linestyle=style,
+                        label=f"sim ({setting} PS), {w} workers")
         for (s, w, ps), v in published.items():
             if s == softmax:
                 ax.plot([ps], [v], marker="*", markersize=14, linestyle="none", color="black",
@@ -43,11 +44,15 @@ def _real_table(real):
 
 def _sim_table(sim):
     ps_list = sorted({r["ps"] for r in sim})
-    out = ["| softmax | workers | " + " | ".join(f"{p} PS" for p in ps_list) + " |",
-           "|---|---|" + "---|" * len(ps_list)]
-    for softmax in ("full", "sampled"):
+    out = ["| PS speed | softmax | workers | " + " | ".join(f"{p} PS" for p in ps_list) + " |",
+           "|---|---|---|" + "---|" * len(ps_list)]
+    for setting, softmax in (("measured", "full"), ("measured", "sampled"),
+                             ("PS calibrated", "full")):
         for w in sorted({r["workers"] for r in sim}):
-            by_ps = {r["ps"]: r for r in sim if r["softmax"] == softmax and r["workers"] == w}
+            by_ps = {r["ps"]: r for r in sim if r["softmax"] == softmax and r["workers"] == w
+                     and r["setting"] == setting}
+            if not by_ps:
+                continue
             cells = []
             for p in ps_list:
                 r = by_ps.get(p)
@@ -55,7 +60,7 @@ def _sim_table(sim):
                 if r and r["published"] != "":
                     cell += f" (paper ~{r['published']:,.0f}, {r['paper_error']:+.0%})"
                 cells.append(cell)
-            out.append(f"| {softmax} | {w} | " + " | ".join(cells) + " |")
+            out.append(f"| {setting} | {softmax} | {w} | " + " | ".join(cells) + " |")
     return out
 
 
@@ -82,6 +87,8 @@ def write_report(path, real, sim, costs, cfg, load, args):
         "", "## Paper scale (simulated): words/s", "",
         f"Coarse step (lm_step_graph.py), {cfg['paper']['batch_per_worker']} x "
         f"{cfg['model']['unroll']} words per worker step, mode {cfg['paper']['mode']}. "
-        f"{sim[0]['note'] if sim else ''}.", ""] + _sim_table(sim) + [""]
+        f"{sim[0]['note'] if sim else ''}. PS calibrated: "
+        f"{next((r['note'] for r in sim if r['setting'] != 'measured'), 'not run')}.", ""] + \
+        _sim_table(sim) + [""]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
