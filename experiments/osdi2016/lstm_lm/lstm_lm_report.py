@@ -23,7 +23,7 @@ def write_figure(path, sim, published, quick):
         ax.set_xlabel("PS tasks")
         ax.set_title(f"{softmax} softmax")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7, loc="lower right")
     axes[0].set_ylabel("words / second")
     fig.suptitle("OSDI 2016 Fig. 9, LSTM-512-512, 40,000 words" + (" (--quick)" if quick else ""))
     fig.tight_layout()
