@@ -46,7 +46,9 @@ FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
   static mpi::DistTrainOptions options;
   auto* o = &options;
   cmd->add_option("--cluster", o->cluster, "Jobs in rank order, e.g. ps=1,worker=3");
-  cmd->add_option("--model", o->model, "linear | lenet | mlp (Fashion-MNIST)")->capture_default_str();
+  cmd->add_option("--model", o->model,
+                  "linear | lenet | mlp (Fashion-MNIST) | lstm_lm_word | lstm_lm_word_sampled")
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Weight initialisation seed (lenet, mlp)")
       ->check(IntRange(0, INT64_MAX))->capture_default_str();
   cmd->add_option("--mode", o->mode, "sync | async | backup | allreduce")->capture_default_str();
@@ -60,6 +62,10 @@ FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
       ->check(IntRange(0, kMaxTasks))->capture_default_str();
   cmd->add_option("--features", o->features, "Model input features (linear)")
       ->check(PositiveCount(kMaxUnits))->capture_default_str();
+  cmd->add_option("--vocab", o->vocab_size, "Vocabulary size V (lstm_lm_word*)")
+      ->check(IntRange(2, 1 << 24))->capture_default_str();
+  cmd->add_option("--unroll", o->unroll, "Words per example, the unroll length (lstm_lm_word*)")
+      ->check(IntRange(1, 1 << 16))->capture_default_str();
   cmd->add_option("--checkpoint-dir", o->checkpoint_dir, "Checkpoint directory");
   cmd->add_option("--checkpoint-every", o->checkpoint_every, "Steps between checkpoints")
       ->check(PositiveCount(kMaxSteps))->capture_default_str();

@@ -52,7 +52,7 @@ add_test(NAME mpi_dist_train_unknown_model
 set_tests_properties(mpi_dist_train_trace_needs_sync PROPERTIES TIMEOUT 120 ENVIRONMENT "${FB_MPI_TEST_ENV}"
                      PASS_REGULAR_EXPRESSION "--trace and --export-graph need mode sync, not 'async'")
 set_tests_properties(mpi_dist_train_unknown_model PROPERTIES TIMEOUT 120 ENVIRONMENT "${FB_MPI_TEST_ENV}"
-                     PASS_REGULAR_EXPRESSION "unknown model 'resnet' \\(linear, lenet, mlp\\)")
+                     PASS_REGULAR_EXPRESSION "unknown model 'resnet' \\(linear, lenet, mlp, lstm_lm_word, lstm_lm_word_sampled\\)")
 
 
 # Rank 0 writes --metrics-json (the old spelling --batch still works).
@@ -63,4 +63,26 @@ add_test(NAME mpi_dist_train_metrics_json
 set_tests_properties(mpi_dist_train_metrics_json PROPERTIES TIMEOUT 120 PROCESSORS 2
                      ENVIRONMENT "${FB_MPI_TEST_ENV}"
                      PASS_REGULAR_EXPRESSION "\"final_loss\": [0-9]")
+
+# The word LSTM language model of OSDI 6.4 (mpi/word_lm_dist_model.h) trains over parameter
+# servers with the full softmax (1 PS, 2 workers) and the sampled softmax (2 PS, 1 worker): the
+# held-out loss must fall from ln(200) = 5.30 (uniform) towards 4.32 (the entropy of the
+# log-uniform tokens) within 15 steps, and the metrics count the words of a step. A vocabulary
+# below 2 is refused naming the flag.
+foreach(lm IN ITEMS "lstm_lm_word;ps=1,worker=2;32" "lstm_lm_word_sampled;ps=2,worker=1;16")
+  list(GET lm 0 model)
+  list(GET lm 1 cluster)
+  list(GET lm 2 words)
+  set(lm_metrics ${PROJECT_BINARY_DIR}/mpi_dist_train_${model}.json)
+  add_test(NAME mpi_dist_train_${model}
+           COMMAND sh -c "rm -f ${lm_metrics} && ${FB_MPIRUN_LINE} -np 3 $<TARGET_FILE:flowbench> dist-train --model ${model} --cluster ${cluster} --vocab 200 --unroll 4 --batch 4 --steps 15 --lr 1.0 --max-final-loss 4.9 --metrics-json ${lm_metrics} && cat ${lm_metrics}"
+           WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+  set_tests_properties(mpi_dist_train_${model} PROPERTIES TIMEOUT 120 PROCESSORS 2
+                       ENVIRONMENT "${FB_MPI_TEST_ENV}"
+                       PASS_REGULAR_EXPRESSION "\"examples_per_step\": ${words},")
+endforeach()
+add_test(NAME mpi_dist_train_word_lm_bad_vocab
+         COMMAND $<TARGET_FILE:flowbench> dist-train --model lstm_lm_word --vocab 1)
+set_tests_properties(mpi_dist_train_word_lm_bad_vocab PROPERTIES TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "--vocab")
 include(${PROJECT_SOURCE_DIR}/cmake/cluster_tests.cmake)

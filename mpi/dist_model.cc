@@ -110,10 +110,14 @@ class ClassifierDistModel : public DistModel {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features, int64_t seed) {
+StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features,
+                                                   int64_t seed, const WordLmDistOptions& word_lm) {
   if (name == "linear") return std::unique_ptr<DistModel>(new LinearDistModel(features));
-  if (name != "lenet" && name != "mlp")
-    return InvalidArgument("dist-train: unknown model '", name, "' (linear, lenet, mlp)");
+  if (IsWordLmDistModel(name)) return MakeWordLmDistModel(name, word_lm, seed);
+  if (name != "lenet" && name != "mlp") {
+    return InvalidArgument("dist-train: unknown model '", name,
+                           "' (linear, lenet, mlp, lstm_lm_word, lstm_lm_word_sampled)");
+  }
   ASSIGN_OR_RETURN(experiments::ForwardFn forward, experiments::LookupForward(name));
   ASSIGN_OR_RETURN(auto train, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTrain));
   ASSIGN_OR_RETURN(auto test, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTest));

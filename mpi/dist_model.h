@@ -11,6 +11,8 @@
 //           shard k of S the examples [(s * S + k) * b, +b) of the training set (wrapping at the
 //           epoch end). Evaluation: mean cross-entropy and accuracy of replica 0's forward pass
 //           on the first 2,000 test images.
+//   lstm_lm_word, lstm_lm_word_sampled  the word LSTM language model of OSDI 6.4 on synthetic
+//           token streams (word_lm_dist_model.h).
 #include <map>
 #include <memory>
 #include <string>
@@ -19,6 +21,7 @@
 
 #include "mpi/data_parallel.h"
 #include "mpi/variable_checkpointer.h"
+#include "mpi/word_lm_dist_model.h"
 
 namespace fb::mpi {
 
@@ -38,8 +41,12 @@ class DistModel {
       const RunFn& run, const std::vector<std::string>& variable_values) const = 0;
 };
 
-// `name` is linear, lenet or mlp (InvalidArgument otherwise); `features` is linear's input width,
-// `seed` the classifiers' initialisation. Errors of loading Fashion-MNIST name the file.
-StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features, int64_t seed);
+// `name` is linear, lenet, mlp, lstm_lm_word or lstm_lm_word_sampled (InvalidArgument
+// otherwise); `features` is linear's input width, `seed` the initialisation of the others,
+// `word_lm` the sizes of the word language models (word_lm_dist_model.h). Errors of loading
+// Fashion-MNIST name the file.
+StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features,
+                                                   int64_t seed,
+                                                   const WordLmDistOptions& word_lm = {});
 
 }  // namespace fb::mpi

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,14 @@ namespace fb::mpi {
 
 namespace {
 
+WordLmDistOptions WordLm(const DistTrainOptions& o) {
+  WordLmDistOptions w;
+  w.vocab_size = o.vocab_size;
+  w.num_steps = o.unroll;
+  w.batch_size = o.batch_per_replica;
+  return w;
+}
+
 // What both drivers share: the model, the checkpointer and the resume logic.
 struct Trainer {
   const DistTrainOptions& o;
@@ -29,6 +38,8 @@ struct Trainer {
   VariableCheckpointer ckpt;
   RunFn run;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::vector<double> step_s;      // wall time of every training step run, for metrics_json
+  int64_t examples_per_step = 0;   // over all replicas
 
   // Feeds of graph replica `replica` holding shard `shard` of `shards` of step `step`.
   Feeds ReplicaFeeds(int replica, int64_t step, int shard, int shards) const {
@@ -73,7 +84,8 @@ struct Trainer {
     nlohmann::json j = {{"model", o.model}, {"mode", o.mode}, {"cluster", o.cluster},
                         {"ranks", WorldSize()}, {"steps", o.steps},
                         {"batch_size", o.batch_per_replica}, {"learning_rate", o.learning_rate},
-                        {"seed", o.seed},
+                        {"seed", o.seed}, {"step_s", step_s},
+                        {"examples_per_step", examples_per_step},
                         {"wall_s", std::chrono::duration<double>(
                                        std::chrono::steady_clock::now() - start).count()}};
     for (const auto& [name, value] : metrics) j["final_" + name] = value;
@@ -89,8 +101,10 @@ struct Trainer {
 };
 
 Status RunAllreduce(const DistTrainOptions& o) {
-  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed));
+  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed, WordLm(o)));
   Trainer t{o, *model};
+  t.examples_per_step = int64_t{o.batch_per_replica} * (IsWordLmDistModel(o.model) ? o.unroll : 1) *
+                        WorldSize();
   Scope root = Scope::NewRootScope();
   DataParallelGraph g = BuildAllreduceReplica(root, model->Fns(), o.learning_rate);
   t.ckpt = VariableCheckpointer::Build(root, g.vars);
@@ -103,7 +117,10 @@ Status RunAllreduce(const DistTrainOptions& o) {
   std::vector<Tensor> out;
   for (int64_t step = first; step < o.steps; ++step) {
     if (t.ShouldFail(step)) std::_Exit(17);
+    const auto step_start = std::chrono::steady_clock::now();
     RETURN_IF_ERROR(session->Run(t.ReplicaFeeds(0, step, WorldRank(), WorldSize()), {}, {"train"}, &out));
+    t.step_s.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count());
     RETURN_IF_ERROR(t.MaybeCheckpoint(step));
   }
   return WorldRank() == 0 ? t.Finish() : Status::OK();
@@ -147,7 +164,11 @@ Status RunMasterLoop(const DistTrainOptions& o, Trainer& t, Master* master, cons
   std::unique_ptr<BackupWorkerTrainer> backup;
   if (o.mode == "backup") backup = std::make_unique<BackupWorkerTrainer>(master, g, replicas - o.backups, feeds);
   std::vector<Tensor> out;
+  t.examples_per_step = int64_t{o.batch_per_replica} *
+                        (IsWordLmDistModel(o.model) ? o.unroll : 1) *
+                        (o.mode == "backup" ? replicas - o.backups : replicas);
   for (int64_t step = first; step < o.steps; ++step) {
+    const auto step_start = std::chrono::steady_clock::now();
     if (o.mode == "sync") {
       Feeds all;
       for (int r = 0; r < replicas; ++r) {
@@ -161,6 +182,8 @@ Status RunMasterLoop(const DistTrainOptions& o, Trainer& t, Master* master, cons
     } else {
       RETURN_IF_ERROR(backup->Step(step).status());
     }
+    t.step_s.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count());
     RETURN_IF_ERROR(t.MaybeCheckpoint(step));
   }
   if (backup) RETURN_IF_ERROR(backup->Drain());
@@ -200,7 +223,7 @@ Status RunWithParameterServers(const DistTrainOptions& o, const ClusterSpec& clu
   }
   // The master first: once it exists, any error below still shuts the workers down.
   ASSIGN_OR_RETURN(auto master, Master::Create(cluster));
-  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed));
+  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed, WordLm(o)));
   Trainer t{o, *model};
   Scope root = Scope::NewRootScope();
   ASSIGN_OR_RETURN(DataParallelGraph g, BuildPsGraph(o, cluster, root, model->Fns()));

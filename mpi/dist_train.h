@@ -4,7 +4,8 @@
 // fault-tolerance test. Call between MPI_Init_thread(MPI_THREAD_MULTIPLE) and MPI_Finalize on
 // every rank.
 //
-// Models (dist_model.h): linear (synthetic regression), lenet and mlp (Fashion-MNIST).
+// Models (dist_model.h): linear (synthetic regression), lenet and mlp (Fashion-MNIST), the word
+// LSTM language model lstm_lm_word[_sampled] (OSDI 6.4, synthetic tokens).
 // Modes: sync | async | backup (parameter servers; cluster "ps=P,worker=W", rank 0 is ps task 0
 // and also the client and master) and allreduce (every rank a worker replica, no master).
 // Checkpoints every `checkpoint_every` steps into `checkpoint_dir` (VariableCheckpointer);
@@ -29,7 +30,7 @@ namespace fb::mpi {
 
 struct DistTrainOptions {
   std::string cluster;      // "ps=1,worker=3"; "" : ps=1,worker=<ranks-1> (allreduce: all workers)
-  std::string model = "linear";  // linear | lenet | mlp
+  std::string model = "linear";  // linear | lenet | mlp | lstm_lm_word | lstm_lm_word_sampled
   int64_t seed = 1;               // lenet, mlp: weight initialisation
   std::string mode = "sync";
   int64_t steps = 100;
@@ -37,6 +38,8 @@ struct DistTrainOptions {
   double learning_rate = 0.1;
   int backups = 1;          // backup mode: b (N = workers - b)
   int features = 8;
+  int64_t vocab_size = 40000;  // lstm_lm_word*: V
+  int64_t unroll = 20;         // lstm_lm_word*: T, words per example
   std::string checkpoint_dir;
   int64_t checkpoint_every = 10;
   bool resume = false;
@@ -49,7 +52,10 @@ struct DistTrainOptions {
 };
 
 // `metrics_json`: rank 0 writes {model, mode, cluster, ranks, steps, batch_size, learning_rate,
-// seed, final_loss, final_<metric>..., wall_s} at the end of any mode.
+// seed, final_loss, final_<metric>..., wall_s, step_s, examples_per_step} at the end of any
+// mode: step_s holds the wall time of every training step (sync and async: one round of every
+// replica; backup: one step), examples_per_step the examples (words for the language models) one
+// step processes over all replicas.
 // InvalidArgument for a bad mode, model or cluster (naming it), or a trace or graph export
 // outside mode sync; training errors name task and node; trace, export and metrics errors name
 // the file.

@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""Checks of lm_step_graph.py (CTest osdi2016_lstm_lm_step_graph): the PS-side softmax work, the
+candidate rows of the sampled softmax, the worker's compute time, the shards, and bad input."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lm_step_graph as g  # noqa: E402
+
+MODEL = {"vocab": 1000, "embedding": 16, "cells": 16, "projection": 8, "num_sampled": 50}
+
+
+def nodes(graph):
+    return {n["name"]: n for n in graph["nodes"]}
+
+
+def dims(n):
+    return n["attrs"]["shape"]["shape"]
+
+
+class LmStepGraphTest(unittest.TestCase):
+    def test_full_softmax_runs_on_the_ps_tasks_with_all_its_flops(self):
+        words, ps = 40, 3
+        ns = nodes(g.step_graph(MODEL, ps, "full", words, 1e9, 0.01, 0.02))
+        cols = [dims(ns[f"sw_{k}"])[1] for k in range(ps)]
+        self.assertEqual(sum(cols), MODEL["vocab"])
+        for k in range(ps):
+            for op in ("logits", "dsw", "dh"):
+                self.assertEqual(ns[f"{op}_{k}"]["device"], f"/job:ps/task:{k}")
+            self.assertEqual(ns[f"logits_{k}"]["inputs"], ["h", f"sw_{k}"])
+        # 3 products of 2 W P V/ps FLOPs per shard: 3 x 2 W P V in all.
+        flops = sum(3 * 2 * words * MODEL["projection"] * c for c in cols)
+        self.assertEqual(flops, 6 * words * MODEL["projection"] * MODEL["vocab"])
+        self.assertIn("^dh_2", ns["backward"]["inputs"])
+
+    def test_sampled_softmax_gathers_the_candidate_rows_on_the_ps(self):
+        words, ps = 40, 4
+        ns = nodes(g.step_graph(MODEL, ps, "sampled", words, 1e9, 0.01, 0.02))
+        rows = sum(len(ns[f"cand_{k}_idx"]["attrs"]["value"]["tensor"]["values"])
+                   for k in range(ps))
+        self.assertEqual(rows, MODEL["num_sampled"] + words)
+        self.assertEqual(ns["cand_0_rows"]["op"], "Gather")
+        self.assertEqual(ns["cand_0_rows"]["device"], "/job:ps/task:0")
+        self.assertNotIn("logits_0", ns)
+
+    def test_worker_matmuls_take_the_measured_time(self):
+        words, flops = 64, 2e9
+        ns = nodes(g.step_graph(MODEL, 2, "full", words, flops, 0.5, 1.0))
+        k1 = dims(ns["x"])[1]
+        k2 = dims(ns["w_bwd"])[1]
+        p = MODEL["projection"]
+        self.assertAlmostEqual(2 * words * k1 * p / flops, 0.5, delta=0.5 * 0.01)
+        self.assertAlmostEqual(2 * words * p * k2 / flops, 1.0, delta=0.01)
+
+    def test_lstm_variables_round_robin_and_embedding_sharded(self):
+        ns = nodes(g.step_graph(MODEL, 2, "full", 10, 1e9, 0.01, 0.01))
+        self.assertEqual(ns["lstm_weights"]["device"], "/job:ps/task:0")
+        self.assertEqual(ns["lstm_biases"]["device"], "/job:ps/task:1")
+        self.assertEqual(ns["lstm_projection"]["device"], "/job:ps/task:0")
+        self.assertEqual(dims(ns["emb_0"])[0] + dims(ns["emb_1"])[0], MODEL["vocab"])
+        # More PS tasks than words: shards without a row read get no Gather.
+        ns = nodes(g.step_graph(MODEL, 8, "full", 3, 1e9, 0.01, 0.01))
+        self.assertIn("emb_2_rows", ns)
+        self.assertNotIn("emb_3_rows", ns)
+
+    def test_bad_input_is_named(self):
+        with self.assertRaisesRegex(ValueError, "softmax must be full or sampled, got 'hier'"):
+            g.step_graph(MODEL, 2, "hier", 10, 1e9, 0.01, 0.01)
+        with self.assertRaisesRegex(ValueError, "ps=0"):
+            g.step_graph(MODEL, 0, "full", 10, 1e9, 0.01, 0.01)
+
+
+if __name__ == "__main__":
+    unittest.main()
