@@ -21,7 +21,7 @@ namespace {
 
 using Catch::Contains;
 
-TEST_CASE("flowbench profile on GPU:0 records the GPU, the mode and its kernels",
+TEST_CASE("flowbench profile on GPU:0 records the GPU and the mode and its kernels",
           "[gpu][profile]") {
   sim::ProfileOptions o;
   o.models = {"lenet"};

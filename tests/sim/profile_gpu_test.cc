@@ -16,6 +16,7 @@
 #include "engine/runtime/local_devices.h"
 #include "experiments/models/model_graph.h"
 #include "sim/profile.h"
+#include "sim/profile_calibration.h"
 #include "sim/profile_device.h"
 #include "sim/profile_recorder.h"
 #include "tests/engine/trace/temp_dir.h"
@@ -124,6 +125,13 @@ TEST_CASE("Profile with an unknown device type or mode is refused naming the fil
   const Status s = WriteProfile(dir.file("long.h5"), p);
   REQUIRE_FALSE(s.ok());
   CHECK_THAT(s.message(), Contains("device") && Contains("longer than 255"));
+}
+
+TEST_CASE("A GPU profile does not calibrate a CPU platform", "[sim][profile][gpuprofile]") {
+  auto c = CalibrateCpu(GpuTinyProfile(), 1, "h200.h5");
+  REQUIRE_FALSE(c.ok());
+  CHECK(c.status().code() == Code::kFailedPrecondition);
+  CHECK_THAT(c.status().message(), Contains("h200.h5") && Contains("GPU 'NVIDIA H200"));
 }
 
 TEST_CASE("Device model strips the memory size of a GPU description", "[sim][profile][gpuprofile]") {
