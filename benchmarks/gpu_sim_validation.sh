@@ -33,6 +33,7 @@ threads=${GPU_SIM_THREADS:-2}
 devices=${GPU_SIM_DEVICES:-gpu:1}
 log=${GPU_SIM_LOG:-$out/gpu_sim_validation.txt}
 profile=$out/gpu_sim_profile.h5
+export FLOWBENCH_GPU_ALLOW_TF32=0  # FP32, as the model-zoo table's first pass (gpu-check)
 work=$(mktemp -d /tmp/gpu-sim-validation.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 start=$SECONDS
