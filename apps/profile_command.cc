@@ -2,6 +2,7 @@
 // one HDF5 profile (sim/profile.h, docs/simulator.md "Profiles").
 //   flowbench profile --out profiles/HOST.h5 [--models lenet,mlp] [--batch-sizes 16,64,256]
 //                     [--threads 1,2] [--steps 20] [--trace-steps 10] [--warmup-steps 5]
+//                     [--devices cpu:1|gpu:1] [--mode forward|forward-backward|train]
 #include <unistd.h>
 
 #include <chrono>
@@ -40,6 +41,7 @@ Status RunProfile(const ProfileFlags& f) {
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   p.host = host;
+  if (p.device_type == "CPU") p.device = host;
   p.created = Now();
   for (const std::string& a : ProcessArgs())
     p.command_line += (p.command_line.empty() ? "" : " ") + a;
@@ -48,7 +50,8 @@ Status RunProfile(const ProfileFlags& f) {
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
   RETURN_IF_ERROR(sim::WriteProfile(f.out, p));
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "profile: " << f.out << " (" << p.points.size() << " points, " << p.steps.size()
+  std::cout << "profile: " << f.out << " (" << p.device_type << " '" << p.device << "', "
+            << p.mode << "; " << p.points.size() << " points, " << p.steps.size()
             << " configurations, " << s << " s)\n";
   return Status::OK();
 }
@@ -68,6 +71,13 @@ FB_REGISTER_COMMAND("profile", [](CLI::App* app) {
       ->check(PositiveCount(100000))->capture_default_str();
   cmd->add_option("--trace-steps", f.options.traced_steps, "Traced steps per configuration")
       ->check(PositiveCount(100000))->capture_default_str();
+  cmd->add_option("--devices", f.options.devices,
+                  "cpu:1 (this host's CPU) or gpu:1 (the model on the GPU, as flowbench benchmark "
+                  "--devices gpu:1; the profile records the GPU's name)")
+      ->check(DevicesCheck())->capture_default_str();
+  cmd->add_option("--mode", f.options.mode,
+                  "Step profiled, as flowbench benchmark --mode: forward, forward-backward or train")
+      ->check(CLI::IsMember({"forward", "forward-backward", "train"}))->capture_default_str();
   cmd->add_option("--warmup-steps", f.options.warmup_steps, "Warm-up steps per configuration")
       ->check(IntRange(0, 100000))->capture_default_str();
   cmd->callback([] {

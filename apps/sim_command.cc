@@ -6,15 +6,19 @@
 //                 [--steps S] [--concurrent-steps C]
 //                 [--stragglers P:F] [--seed N] [--batch-size B] [--trace OUT.h5]
 //                 [--metrics-json FILE] [--allreduce-algorithm A] [--check-memory]
-//                 [--loop-iterations N]
+//                 [--loop-iterations N] [--model-mode forward|forward-backward|train]
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
 #include "sim/op_time_scales.h"
+#include "sim/profile.h"
+#include "sim/profile_device.h"
+#include "sim/profile_sim_costs.h"
 #include "sim/sim_costs.h"
 #include "sim/sim_metrics.h"
 #include "sim/sim_trace.h"
@@ -29,6 +33,7 @@ struct SimFlags {
   std::string allreduce_algorithm = "libnbc";
   bool check_memory = false;
   std::string loop_iterations;  // "": not given
+  std::string model_mode;       // "": the profile's mode with profile:FILE, else train
   int replicas = 1, ps = 0, steps = 1, concurrent_steps = 1, batch = 32;
   uint64_t seed = 0;
   std::vector<std::string> argv;
@@ -61,12 +66,31 @@ StatusOr<sim::SimRunOptions> Options(const SimFlags& f) {
   return o;
 }
 
+// With --cost-model profile:FILE: the profile (its device and mode), else nullopt.
+StatusOr<std::optional<sim::Profile>> ProfileOfSpec(const std::string& spec, std::string* path) {
+  if (spec.rfind("profile:", 0) != 0) return std::optional<sim::Profile>();
+  int threads = 0;
+  RETURN_IF_ERROR(sim::ParseProfileSpec(spec, path, &threads));
+  ASSIGN_OR_RETURN(sim::Profile p, sim::ReadProfile(*path));
+  return std::optional<sim::Profile>(std::move(p));
+}
+
 Status RunSim(const SimFlags& f) {
   ASSIGN_OR_RETURN(sim::SimRunOptions options, Options(f));
-  ASSIGN_OR_RETURN(sim::SimGraph graph, sim::LoadSimGraph(f.graph, f.model, f.batch));
+  std::string profile_path;
+  ASSIGN_OR_RETURN(std::optional<sim::Profile> profile, ProfileOfSpec(f.cost_model, &profile_path));
+  std::string mode = f.model_mode.empty() ? "train" : f.model_mode;
+  if (profile && !f.model.empty()) {
+    ASSIGN_OR_RETURN(mode, sim::ProfileModelMode(*profile, profile_path, f.model_mode));
+  }
+  ASSIGN_OR_RETURN(sim::SimGraph graph, sim::LoadSimGraph(f.graph, f.model, f.batch, mode));
   ASSIGN_OR_RETURN(std::string platform, sim::ResolvePlatformPath(f.platform));
   sim::Simulation simulation;
   RETURN_IF_ERROR(simulation.LoadPlatform(platform));
+  if (profile) {  // the profile must describe the devices it is asked to predict
+    RETURN_IF_ERROR(sim::CheckProfileDevices(*profile, profile_path, simulation.devices(),
+                                             platform, options.workload));
+  }
   ASSIGN_OR_RETURN(sim::CostModelHandle costs, sim::MakeSimCosts(*graph.graph, graph.feed_shapes,
                                                                  f.cost_model));
   if (f.cost_model == "analytic") {  // per-op efficiencies of the platform (sim/op_time_scales.h)
@@ -122,6 +146,10 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
                   "recursive-doubling | binomial")->capture_default_str();
   cmd->add_flag("--check-memory", f.check_memory,
                 "Require a memory capacity (host property memory_bytes) on every device used");
+  cmd->add_option("--model-mode", f.model_mode,
+                  "Step of --model: forward, forward-backward or train (flowbench benchmark "
+                  "--mode; default: the profile's mode with --cost-model profile:FILE, else train)")
+      ->check(CLI::IsMember({"forward", "forward-backward", "train"}));
   cmd->add_option("--loop-iterations", f.loop_iterations,
                   "Iterations of every while loop when the cost model has no count (trace)");
   cmd->add_option("--compression", f.compression, "on | off (lossy 16-bit transfers)")

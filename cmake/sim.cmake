@@ -10,3 +10,8 @@ add_library(fb_sim OBJECT ${SIM_SRCS})
 target_link_libraries(fb_sim PUBLIC fb_engine PkgConfig::SIMGRID LibXml2::LibXml2)
 target_compile_definitions(fb_sim PRIVATE FB_SIM_PLATFORM_DIR="${PROJECT_SOURCE_DIR}/sim/platforms")
 list(APPEND FB_ALL_LIBS fb_sim)
+# The GPU tests (cmake/cuda.cmake, configured before this file) profile the GPU for the simulator
+# (tests/gpu/profile_recorder_gpu_test.cc).
+if(TARGET flowbench_gpu_tests)
+  target_link_libraries(flowbench_gpu_tests PRIVATE fb_sim)
+endif()

@@ -40,6 +40,7 @@ StatusOr<std::vector<SimDevice>> PlatformDevices(const sg4::Engine& engine) {
     SimDevice d;
     d.host = h;
     d.host_name = h->get_name();
+    d.model = StringProperty(*h, "device_model", "");
     d.desc.type = type;
     if (!(h->get_speed() > 0))
       return InvalidArgument("host '", h->get_name(), "' has speed ", h->get_speed(),

@@ -9,6 +9,7 @@
 //     <prop id="memory_bandwidth_bytes_per_s" value="9e11"/>
 //     <prop id="launch_overhead_ns" value="5000"/>
 //     <prop id="memory_bytes" value="17179869184"/>
+//     <prop id="device_model" value="NVIDIA H200, sm_90"/>      what a profile must describe
 //   </host>
 //
 // Hosts of a <cluster> get the cluster's <prop>s. Without device_name, host i (in SimGrid's
@@ -32,6 +33,9 @@ struct SimDevice {
   simgrid::s4u::Host* host = nullptr;
   DeviceDesc desc;       // desc.type is the platform's type ("GPU")
   std::string host_name;
+  // Host property device_model ("" when absent): the device a `--cost-model profile:FILE` must
+  // have profiled to predict this host (sim/profile_device.h), e.g. "NVIDIA H200, sm_90".
+  std::string model;
 };
 
 // The devices of the platform loaded into `engine`, in SimGrid's host order. InvalidArgument

@@ -142,6 +142,37 @@ Status WriteTables(hid_t root, const Profile& p, const std::string& path) {
   return h5::WriteTable(root, "executor", ExecutorType().get(), executor, path);
 }
 
+constexpr size_t kTargetAttrBytes = 256;
+
+// The device_type, device and mode attributes (version 2).
+Status WriteTarget(hid_t root, const Profile& p, const std::string& path) {
+  for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"device_type",
+                                                                                &p.device_type},
+                                    {"device", &p.device},
+                                    {"mode", &p.mode}}) {
+    if (value->size() >= kTargetAttrBytes)
+      return InvalidArgument("profile: ", name, " '", *value, "' is longer than ",
+                             kTargetAttrBytes - 1, " bytes");
+    RETURN_IF_ERROR(h5::WriteFixedStringAttr(root, name, *value, path));
+  }
+  return Status::OK();
+}
+
+Status ReadTarget(hid_t root, const h5::FileBounds& f, Profile* p) {
+  const std::string& path = f.path;
+  ASSIGN_OR_RETURN(p->device_type,
+                   h5::ReadCheckedFixedStringAttr(root, "device_type", kTargetAttrBytes, f));
+  ASSIGN_OR_RETURN(p->device, h5::ReadCheckedFixedStringAttr(root, "device", kTargetAttrBytes, f));
+  ASSIGN_OR_RETURN(p->mode, h5::ReadCheckedFixedStringAttr(root, "mode", kTargetAttrBytes, f));
+  if (p->device_type != "CPU" && p->device_type != "GPU")
+    return InvalidArgument(path, ": profile device_type is '", p->device_type,
+                           "', expected CPU or GPU");
+  if (p->mode != "forward" && p->mode != "forward-backward" && p->mode != "train")
+    return InvalidArgument(path, ": profile mode is '", p->mode,
+                           "', expected forward, forward-backward or train");
+  return Status::OK();
+}
+
 }  // namespace
 
 Status WriteProfile(const std::string& path, const Profile& p) {
@@ -154,6 +185,7 @@ Status WriteProfile(const std::string& path, const Profile& p) {
   RETURN_IF_ERROR(h5::WriteAttr(root, "host", p.host, path));
   RETURN_IF_ERROR(h5::WriteAttr(root, "created", p.created, path));
   RETURN_IF_ERROR(h5::WriteAttr(root, "command_line", p.command_line, path));
+  if (p.schema_version >= 2) RETURN_IF_ERROR(WriteTarget(root, p, path));
   RETURN_IF_ERROR(WriteTables(root, p, path));
   if (!file.Reset()) return h5::Error(Code::kInternal, path, "cannot close profile file");
   return Status::OK();
@@ -210,10 +242,13 @@ StatusOr<Profile> ReadProfile(const std::string& path) {
                            ")");
   Profile p;
   ASSIGN_OR_RETURN(p.schema_version, h5::ReadCheckedIntAttr(root, "schema_version", f));
-  if (p.schema_version != kProfileSchemaVersion)
+  if (p.schema_version != 1 && p.schema_version != kProfileSchemaVersion)
     return FailedPrecondition(path, ": profile schema_version is ", p.schema_version,
-                              ", this flowbench reads version ", kProfileSchemaVersion,
+                              ", this flowbench reads versions 1 and ", kProfileSchemaVersion,
                               " (rerun flowbench profile)");
+  if (p.schema_version >= 2) {
+    RETURN_IF_ERROR(ReadTarget(root, f, &p));
+  }  // version 1: the defaults, a CPU profile of training steps (all it could hold)
   RETURN_IF_ERROR(ReadTables(root, f, &p));
   return p;
 }

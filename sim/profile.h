@@ -5,6 +5,11 @@
 // docs/simulator.md ("Profiles"):
 //
 //   root attributes   format = "flowbench-profile", schema_version (int, kProfileSchemaVersion),
+//                     device_type ("CPU" or "GPU"), device (the profiled device's description,
+//                     e.g. "NVIDIA H200, sm_90, 143155 MiB"; the host name for a CPU), mode
+//                     (the benchmark mode profiled: "forward", "forward-backward" or "train"),
+//                     all fixed-size strings read back (since version 2; a version-1 file reads
+//                     as device_type "CPU", device "", mode "train", what it measured);
 //                     host, created, command_line (strings, for people; the reader ignores them)
 //   /points           ProfilePointRecord[]: one row per (model, batch, threads, node): the node's
 //                     op type, its FLOPs and bytes accessed per execution (the analytic cost
@@ -25,7 +30,8 @@
 
 namespace fb::sim {
 
-inline constexpr int64_t kProfileSchemaVersion = 1;
+// Version 2 added the device_type, device and mode attributes; version 1 is still read.
+inline constexpr int64_t kProfileSchemaVersion = 2;
 inline constexpr const char* kProfileFormat = "flowbench-profile";
 
 struct ProfilePoint {
@@ -63,20 +69,27 @@ struct ProfileExecutor {
 struct Profile {
   int64_t schema_version = kProfileSchemaVersion;
   std::string host, created, command_line;  // written, not read back
+  // What was profiled (written and read back from version 2 on; at most 255 bytes each):
+  std::string device_type = "CPU";  // "CPU" or "GPU"
+  std::string device;               // its description ("NVIDIA H200, sm_90, 143155 MiB"), or host
+  std::string mode = "train";       // "forward", "forward-backward" or "train"
   std::vector<ProfilePoint> points;
   std::vector<ProfileStep> steps;
   std::vector<ProfileExecutor> executor;
 };
 
-// Writes `p` to `path` (replacing it). Model, node and op names longer than their fields (63,
-// 191, 63 bytes) are refused with InvalidArgument naming the name; Internal naming the file for
-// HDF5 failures.
+// Writes `p` to `path` (replacing it), with the device and mode attributes when
+// p.schema_version >= 2 (a version-1 file otherwise, for tests of old files). Model, node and op
+// names longer than their fields (63, 191, 63 bytes) and device attributes longer than 255 bytes
+// are refused with InvalidArgument naming the name; Internal naming the file for HDF5 failures.
 Status WriteProfile(const std::string& path, const Profile& p);
 
 // Reads a profile written by WriteProfile. Errors name the file: NotFound (no such file), DataLoss
 // (not HDF5, truncated), InvalidArgument (format attribute missing or not "flowbench-profile", a
 // table missing or of the wrong type, a non-finite or negative time, FLOPs or bytes, a thread
-// count or batch < 1), FailedPrecondition (schema_version other than kProfileSchemaVersion).
+// count or batch < 1; in version 2 a device_type other than CPU or GPU, a mode other than the
+// three above, a missing device attribute), FailedPrecondition (schema_version other than 1 or
+// kProfileSchemaVersion).
 StatusOr<Profile> ReadProfile(const std::string& path);
 
 }  // namespace fb::sim

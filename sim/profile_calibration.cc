@@ -26,6 +26,10 @@ double RooflineNs(const ProfilePoint& p, const CpuCalibration& c) {
 
 StatusOr<CpuCalibration> CalibrateCpu(const Profile& profile, int threads,
                                       const std::string& path) {
+  if (profile.device_type != "CPU")
+    return FailedPrecondition(path, ": a profile of ", profile.device_type, " '", profile.device,
+                              "'; sim-platform profile: calibrates a CPU device (predict the GPU "
+                              "with --cost-model profile:", path, " instead)");
   std::vector<double> no_work;
   for (const ProfilePoint& p : profile.points)
     if (p.threads == threads && p.flops == 0 && p.bytes == 0) no_work.push_back(p.time_ns);

@@ -30,7 +30,8 @@ struct CpuCalibration {
 };
 
 // From the points and steps of `threads` threads. InvalidArgument naming `path` when the profile
-// has no configuration with that thread count or no compute-bound or memory-bound node.
+// has no configuration with that thread count or no compute-bound or memory-bound node;
+// FailedPrecondition naming `path` for a profile of another device type than CPU (a GPU).
 StatusOr<CpuCalibration> CalibrateCpu(const Profile& profile, int threads,
                                       const std::string& path);
 

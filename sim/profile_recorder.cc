@@ -11,10 +11,12 @@
 #include <sstream>
 
 #include "engine/placement/cost_model.h"
+#include "engine/runtime/local_devices.h"
 #include "engine/runtime/session.h"
 #include "engine/trace/trace_reader.h"
 #include "experiments/models/model_graph.h"
 #include "experiments/training/benchmark.h"
+#include "sim/profile_device.h"
 
 namespace fb::sim {
 namespace {
@@ -36,6 +38,13 @@ Status CheckOptions(const ProfileOptions& o) {
   if (o.warmup_steps < 0 || o.timed_steps < 1 || o.traced_steps < 1)
     return InvalidArgument("profile: warm-up steps must be >= 0, timed and traced steps >= 1, got ",
                            o.warmup_steps, ", ", o.timed_steps, ", ", o.traced_steps);
+  if (o.devices != "cpu:1" && o.devices != "gpu:1")
+    return InvalidArgument("profile: --devices must be cpu:1 or gpu:1 (one device profiled), got '",
+                           o.devices, "'");
+  RETURN_IF_ERROR(experiments::ParseBenchmarkMode(o.mode).status().WithPrefix("profile: --mode: "));
+  if (o.devices == "gpu:1") {  // fail before measuring anything when there is no GPU
+    RETURN_IF_ERROR(CreateDevicesForFlag(o.devices, 1).status().WithPrefix("profile: "));
+  }
   return Status::OK();
 }
 
@@ -72,6 +81,8 @@ Status ProfileConfiguration(const ProfileOptions& o, const std::string& model, i
   b.num_batches = o.timed_steps;
   b.num_warmup_batches = o.warmup_steps;
   b.threads = threads;
+  b.devices = o.devices;
+  ASSIGN_OR_RETURN(b.mode, experiments::ParseBenchmarkMode(o.mode));
   b.trace_steps = o.traced_steps;
   b.trace_path = o.scratch_dir + "/flowbench-profile-" + std::to_string(getpid()) + "-" + model +
                  "-" + std::to_string(batch) + "-" + std::to_string(threads) + ".h5";
@@ -80,7 +91,11 @@ Status ProfileConfiguration(const ProfileOptions& o, const std::string& model, i
   std::remove(b.trace_path.c_str());
   RETURN_IF_ERROR(trace.status());
   const auto means = NodeMeans(*trace);
-  ASSIGN_OR_RETURN(experiments::ModelGraph g, experiments::BuildModelGraph(model, batch));
+  if (o.devices == "gpu:1") {
+    out->device_type = "GPU";
+    out->device = DeviceDescriptionOfType(r->devices, "GPU");
+  }
+  ASSIGN_OR_RETURN(experiments::ModelGraph g, experiments::BuildModelGraph(model, batch, o.mode));
   CostModelOptions co;
   co.feed_shapes = g.feed_shapes;
   ASSIGN_OR_RETURN(CostModel cm, CostModel::Create(*g.graph, DeviceSet{DeviceDesc{}}, {}, co));
@@ -171,6 +186,7 @@ StatusOr<ProfileExecutor> MeasureExecutorCosts(int threads, int runs) {
 StatusOr<Profile> RecordProfile(const ProfileOptions& o, const ProfileLog& log) {
   RETURN_IF_ERROR(CheckOptions(o));
   Profile p;
+  p.mode = o.mode;
   for (int threads : o.threads) {
     ASSIGN_OR_RETURN(ProfileExecutor e, MeasureExecutorCosts(threads));
     p.executor.push_back(e);

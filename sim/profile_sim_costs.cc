@@ -10,12 +10,12 @@
 #include "sim/profile_cost_model.h"
 
 namespace fb::sim {
-namespace {
 
-// "FILE" or "FILE,threads=N" after "profile:".
 Status ParseProfileSpec(const std::string& spec, std::string* path, int* threads) {
+  if (spec.rfind("profile:", 0) != 0)
+    return InvalidArgument("--cost-model '", spec, "': expected profile:FILE[,threads=N]");
   std::string rest = spec.substr(std::string("profile:").size());
-  *threads = 1;
+  *threads = 0;
   const size_t comma = rest.rfind(",threads=");
   if (comma != std::string::npos) {
     const std::string n = rest.substr(comma + 9);
@@ -30,6 +30,15 @@ Status ParseProfileSpec(const std::string& spec, std::string* path, int* threads
   if (rest.empty()) return InvalidArgument("--cost-model '", spec, "': expected profile:FILE");
   *path = rest;
   return Status::OK();
+}
+
+namespace {
+
+// The thread count of a spec without ",threads=N": the profile's only one, else 1.
+int DefaultThreads(const Profile& p) {
+  std::set<int> counts;
+  for (const ProfilePoint& q : p.points) counts.insert(q.threads);
+  return counts.size() == 1 ? *counts.begin() : 1;
 }
 
 bool FullyKnown(const std::vector<PartialShape>& shapes) {
@@ -73,6 +82,7 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
   int threads = 1;
   RETURN_IF_ERROR(ParseProfileSpec(spec, &path, &threads));
   ASSIGN_OR_RETURN(Profile profile, ReadProfile(path));
+  if (threads == 0) threads = DefaultThreads(profile);
   ASSIGN_OR_RETURN(ProfileCostModel pm, ProfileCostModel::Create(profile, threads, path));
   auto profile_model = std::make_shared<const ProfileCostModel>(std::move(pm));
   CostModelOptions options;
@@ -85,7 +95,9 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
   const ProfileCostModel::StepCorrection step = profile_model->Correction(model_name);
   CostModelHandle h;
   h.model = cm;
-  h.description = spec + " (" + Coverage(g, *cm, *profile_model, model_name, step) + ")";
+  h.description = spec + " (" + profile.device_type + " " +
+                  (profile.device.empty() ? "" : "'" + profile.device + "' ") + profile.mode +
+                  " steps; " + Coverage(g, *cm, *profile_model, model_name, step) + ")";
   const Graph* graph = &g;
   const double node_scale = 1 + step.node_time_factor;
   h.costs.compute_s = [cm, graph, profile_model, node_scale](const Node& n, const DeviceDesc& d) {

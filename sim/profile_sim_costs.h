@@ -21,7 +21,12 @@
 
 namespace fb::sim {
 
-// `spec` is "profile:FILE" or "profile:FILE,threads=N". Errors: InvalidArgument for a bad
+// Splits "profile:FILE[,threads=N]" into FILE and N (0 when not given). InvalidArgument quoting
+// `spec` for another prefix, an empty FILE or N not an integer in [1, 4096].
+Status ParseProfileSpec(const std::string& spec, std::string* path, int* threads);
+
+// `spec` is "profile:FILE" or "profile:FILE,threads=N" (without N: the profile's thread count
+// when it holds one, else 1). The description names the profiled device and mode. Errors: InvalidArgument for a bad
 // threads suffix or a thread count the profile lacks (naming the file); those of ReadProfile
 // (naming the file) and of CostModel::Create (naming the node).
 StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,

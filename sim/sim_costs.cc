@@ -28,8 +28,8 @@ StatusOr<SimGraph> SyntheticModel(const std::string& model, int batch) {
 }
 
 // A model of experiments/models/models.h with Placeholder inputs, `batch` examples per step.
-StatusOr<SimGraph> RegisteredModel(const std::string& model, int batch) {
-  ASSIGN_OR_RETURN(experiments::ModelGraph m, experiments::BuildModelGraph(model, batch));
+StatusOr<SimGraph> RegisteredModel(const std::string& model, int batch, const std::string& mode) {
+  ASSIGN_OR_RETURN(experiments::ModelGraph m, experiments::BuildModelGraph(model, batch, mode));
   SimGraph out;
   out.graph = std::move(m.graph);
   out.feed_shapes = std::move(m.feed_shapes);
@@ -44,7 +44,7 @@ double Lookup(const std::map<std::string, double>& m, const std::string& key) {
 }  // namespace
 
 StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string& model,
-                                int batch) {
+                                int batch, const std::string& model_mode) {
   if (graph_path.empty() == model.empty())
     return InvalidArgument("give exactly one of --graph and --model");
   if (!graph_path.empty()) {
@@ -56,8 +56,13 @@ StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string
     out.feed_shapes = experiments::BatchedPlaceholderShapes(*out.graph, batch);
     return out;
   }
-  if (model.rfind("synthetic", 0) == 0) return SyntheticModel(model, batch);
-  return RegisteredModel(model, batch);
+  if (model.rfind("synthetic", 0) == 0) {
+    if (model_mode != "train")
+      return InvalidArgument("--model ", model, ": a synthetic graph has train steps only, not ",
+                             model_mode);
+    return SyntheticModel(model, batch);
+  }
+  return RegisteredModel(model, batch, model_mode);
 }
 
 StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,

@@ -32,10 +32,12 @@ struct SimGraph {
 // The graph of `--graph PATH` or `--model NAME` (exactly one non-empty); a graph file's
 // Placeholders get their unknown dimensions set to `batch` in feed_shapes. Models:
 // "synthetic[:LAYERS:ELEMENTWISE]" (sim/synthetic_graph.h) and the builders of
-// experiments/models/models.h. Errors: those of ReadGraphDefFile / Graph validation (naming the file
-// or node); NotFound naming an unknown model.
+// experiments/models/models.h, whose step is that of `flowbench benchmark --mode model_mode`
+// ("train", "forward-backward" or "forward"; experiments/models/model_graph.h). Errors: those of
+// ReadGraphDefFile / Graph validation (naming the file or node); NotFound naming an unknown
+// model; InvalidArgument for another model_mode, or one other than "train" with a synthetic model.
 StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string& model,
-                                int batch);
+                                int batch, const std::string& model_mode = "train");
 
 struct CostModelHandle {
   SimCosts costs;

@@ -28,4 +28,12 @@ std::map<std::string, TensorShape> BatchedPlaceholderShapes(const Graph& g, int6
 // InvalidArgument for batch < 1) and of graph validation (naming the node).
 StatusOr<ModelGraph> BuildModelGraph(const std::string& model, int64_t batch);
 
+// The graph of one step of `flowbench benchmark --mode MODE` (experiments/training/benchmark.h):
+// "train" (as above: the train op and the loss), "forward-backward" (the loss and every gradient,
+// no update) or "forward" (the logits). Same node names as the benchmark's graph, so a GPU or CPU
+// profile of that mode (sim/profile.h) covers every node. InvalidArgument quoting `mode` for
+// another mode; otherwise the errors of BuildModelGraph above.
+StatusOr<ModelGraph> BuildModelGraph(const std::string& model, int64_t batch,
+                                     const std::string& mode);
+
 }  // namespace fb::experiments

@@ -135,8 +135,7 @@ StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(int ordinal, const Device
   FB_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, ordinal));
   std::string description = std::string(prop.name) + ", sm_" + std::to_string(prop.major) +
                             std::to_string(prop.minor) + ", " +
-                            std::to_string(prop.totalGlobalMem >> 20) + " MiB" +
-                            (AllowTf32() && prop.major >= 8 ? ", TF32" : ", FP32");
+                            std::to_string(prop.totalGlobalMem >> 20) + " MiB";
   std::unique_ptr<GpuDevice> d(
       new GpuDevice(ordinal, o, allocator, PinnedAllocator(), description));
   RETURN_IF_ERROR(d->Init().WithPrefix(d->name() + ": "));

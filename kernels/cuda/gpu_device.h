@@ -16,8 +16,7 @@
 // the environment (DeviceOptions has no GPU fields yet): FLOWBENCH_NUM_GPUS (default: all visible),
 // FLOWBENCH_GPU_MEMORY_FRACTION (default 0.9 of the free memory at start, per GPU's pool) and
 // FLOWBENCH_GPU_ALLOW_TF32 (default on, as TensorFlow >= 2.4: float convolutions and GEMMs may use
-// TF32 tensor cores on sm_80 and later; =0 keeps full float precision). The device description
-// ends in ", TF32" or ", FP32" accordingly. Thread-safe:
+// TF32 tensor cores on sm_80 and later; =0 keeps full float precision). Thread-safe:
 // cuBLAS and cuDNN calls go through one handle each, serialised by library_mu().
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
