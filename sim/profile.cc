@@ -31,10 +31,17 @@ struct StepRow {
   double median_step_ns, mean_step_ns, node_sum_ns, load_average;
 };
 
-struct ExecutorRow {
+struct ExecutorRowV1 {  // schema 1
   int32_t threads;
   int32_t pad;
   double per_step_ns, per_node_inline_ns, per_node_pool_ns;
+};
+
+struct ExecutorRow {  // schema 2
+  int32_t threads;
+  int32_t pad;
+  double per_step_ns, per_node_inline_ns, per_node_pool_ns;
+  double run_ns, node_gap_ns, handoff_ns;
 };
 
 h5::Handle FixedString(size_t bytes) {
@@ -78,12 +85,24 @@ h5::Handle StepType() {
   return t;
 }
 
+h5::Handle ExecutorTypeV1() {
+  h5::Handle t = Compound(sizeof(ExecutorRowV1));
+  FB_PROFILE_FIELD(t, ExecutorRowV1, threads, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, ExecutorRowV1, per_step_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRowV1, per_node_inline_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRowV1, per_node_pool_ns, H5T_NATIVE_DOUBLE);
+  return t;
+}
+
 h5::Handle ExecutorType() {
   h5::Handle t = Compound(sizeof(ExecutorRow));
   FB_PROFILE_FIELD(t, ExecutorRow, threads, H5T_NATIVE_INT32);
   FB_PROFILE_FIELD(t, ExecutorRow, per_step_ns, H5T_NATIVE_DOUBLE);
   FB_PROFILE_FIELD(t, ExecutorRow, per_node_inline_ns, H5T_NATIVE_DOUBLE);
   FB_PROFILE_FIELD(t, ExecutorRow, per_node_pool_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, run_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, node_gap_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, handoff_ns, H5T_NATIVE_DOUBLE);
   return t;
 }
 
@@ -135,7 +154,8 @@ Status WriteTables(hid_t root, const Profile& p, const std::string& path) {
   std::vector<ExecutorRow> executor(p.executor.size());
   for (size_t i = 0; i < executor.size(); ++i) {
     const ProfileExecutor& s = p.executor[i];
-    executor[i] = {s.threads, 0, s.per_step_ns, s.per_node_inline_ns, s.per_node_pool_ns};
+    executor[i] = {s.threads,          0,        s.per_step_ns,  s.per_node_inline_ns,
+                   s.per_node_pool_ns, s.run_ns, s.node_gap_ns, s.handoff_ns};
   }
   RETURN_IF_ERROR(h5::WriteTable(root, "points", PointType().get(), points, path));
   RETURN_IF_ERROR(h5::WriteTable(root, "steps", StepType().get(), steps, path));
@@ -150,7 +170,8 @@ Status WriteProfile(const std::string& path, const Profile& p) {
   if (!file.valid()) return h5::Error(Code::kInternal, path, "cannot create profile file");
   const hid_t root = file.get();
   RETURN_IF_ERROR(h5::WriteFixedStringAttr(root, "format", kProfileFormat, path));
-  RETURN_IF_ERROR(h5::WriteAttr(root, "schema_version", p.schema_version, path));
+  // Always the current layout, whatever version `p` was read from.
+  RETURN_IF_ERROR(h5::WriteAttr(root, "schema_version", kProfileSchemaVersion, path));
   RETURN_IF_ERROR(h5::WriteAttr(root, "host", p.host, path));
   RETURN_IF_ERROR(h5::WriteAttr(root, "created", p.created, path));
   RETURN_IF_ERROR(h5::WriteAttr(root, "command_line", p.command_line, path));
@@ -160,6 +181,32 @@ Status WriteProfile(const std::string& path, const Profile& p) {
 }
 
 namespace {
+
+// /executor of schema 1 (three costs, has_step_costs = false) or 2. handoff_ns may be negative
+// (overlap), but must be finite.
+Status ReadExecutor(hid_t root, const h5::FileBounds& f, Profile* p) {
+  std::vector<ExecutorRow> rows;
+  if (p->schema_version == 1) {
+    ASSIGN_OR_RETURN(auto v1, h5::ReadCheckedTable<ExecutorRowV1>(root, "executor",
+                                                                  ExecutorTypeV1().get(), f));
+    for (const ExecutorRowV1& r : v1)
+      rows.push_back({r.threads, 0, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns, 0, 0,
+                      0});
+  } else {
+    ASSIGN_OR_RETURN(rows, h5::ReadCheckedTable<ExecutorRow>(root, "executor",
+                                                             ExecutorType().get(), f));
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ExecutorRow& r = rows[i];
+    RETURN_IF_ERROR(CheckValues(f.path, "/executor", i,
+                                {r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns,
+                                 r.run_ns, r.node_gap_ns, std::fabs(r.handoff_ns)},
+                                1, r.threads));
+    p->executor.push_back({r.threads, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns,
+                           p->schema_version >= 2, r.run_ns, r.node_gap_ns, r.handoff_ns});
+  }
+  return Status::OK();
+}
 
 Status ReadTables(hid_t root, const h5::FileBounds& f, Profile* p) {
   const std::string& path = f.path;
@@ -183,16 +230,7 @@ Status ReadTables(hid_t root, const h5::FileBounds& f, Profile* p) {
     p->steps.push_back({FieldString(r.model, kShortName), r.batch, r.threads, r.median_step_ns,
                         r.mean_step_ns, r.node_sum_ns, r.steps, r.load_average});
   }
-  ASSIGN_OR_RETURN(auto executor, h5::ReadCheckedTable<ExecutorRow>(
-                                      root, "executor", ExecutorType().get(), f));
-  for (size_t i = 0; i < executor.size(); ++i) {
-    const ExecutorRow& r = executor[i];
-    RETURN_IF_ERROR(CheckValues(path, "/executor", i,
-                                {r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns}, 1,
-                                r.threads));
-    p->executor.push_back({r.threads, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns});
-  }
-  return Status::OK();
+  return ReadExecutor(root, f, p);
 }
 
 }  // namespace
@@ -210,10 +248,10 @@ StatusOr<Profile> ReadProfile(const std::string& path) {
                            ")");
   Profile p;
   ASSIGN_OR_RETURN(p.schema_version, h5::ReadCheckedIntAttr(root, "schema_version", f));
-  if (p.schema_version != kProfileSchemaVersion)
+  if (p.schema_version < kOldestProfileSchemaVersion || p.schema_version > kProfileSchemaVersion)
     return FailedPrecondition(path, ": profile schema_version is ", p.schema_version,
-                              ", this flowbench reads version ", kProfileSchemaVersion,
-                              " (rerun flowbench profile)");
+                              ", this flowbench reads versions ", kOldestProfileSchemaVersion,
+                              " to ", kProfileSchemaVersion, " (rerun flowbench profile)");
   RETURN_IF_ERROR(ReadTables(root, f, &p));
   return p;
 }

@@ -13,7 +13,13 @@
 //   /steps            ProfileStepRecord[]: per (model, batch, threads): the median and mean of
 //                     the untraced steps, the sum of the node means, the load average
 //   /executor         ProfileExecutorRecord[]: per thread count, the executor's fixed costs
-//                     measured on null graphs (one NoOp; a chain and a fan-out of NoOps)
+//                     (sim/executor_cost_probe.h): on null graphs (one NoOp; a chain and a
+//                     fan-out of NoOps) and, from schema 2, on small kernels with a feed and a
+//                     fetch (run_ns, node_gap_ns, handoff_ns)
+//
+// Versions: 1 (no run_ns, node_gap_ns, handoff_ns in /executor) is still read: its executor
+// rows have has_step_costs = false and the simulator falls back to the fitted step correction
+// alone (sim/profile_cost_model.h). 2 adds the three fields.
 //
 // Strings are fixed-size NUL-padded fields of the compound records (h5py/pandas read them as
 // bytes), so the reader never follows variable-length heap ids of an untrusted file.
@@ -25,7 +31,8 @@
 
 namespace fb::sim {
 
-inline constexpr int64_t kProfileSchemaVersion = 1;
+inline constexpr int64_t kProfileSchemaVersion = 2;
+inline constexpr int64_t kOldestProfileSchemaVersion = 1;  // still read
 inline constexpr const char* kProfileFormat = "flowbench-profile";
 
 struct ProfilePoint {
@@ -49,15 +56,23 @@ struct ProfileStep {
   double load_average = 0;    // 1-minute load average when the configuration finished
 };
 
-// The executor's fixed costs with `threads` threads, ns: `per_step_ns` is the median Run of a
-// graph of one NoOp (the client's Run, the executor's start and completion); per node, the extra
-// time per NoOp of a chain (each node made ready by its predecessor and run inline on the thread
-// that finished it) and of a fan-out (independent nodes dispatched through the pool).
+// The executor's fixed costs with `threads` threads, ns (how they are measured:
+// sim/executor_cost_probe.h). Schema 1: `per_step_ns` is the median Run of a graph of one NoOp
+// (the client's Run, the executor's start and completion); per node, the extra time per NoOp of
+// a chain (each node made ready by its predecessor and run inline on the thread that finished
+// it) and of a fan-out (independent nodes dispatched through the pool). Schema 2 adds, outside
+// the kernels' traced durations: `run_ns` per Run with a feed and a fetch, `node_gap_ns` per
+// node of a chain of small kernels, `handoff_ns` per expensive node handed to another thread
+// (net of overlap: may be negative).
 struct ProfileExecutor {
   int32_t threads = 1;
   double per_step_ns = 0;
   double per_node_inline_ns = 0;
   double per_node_pool_ns = 0;
+  bool has_step_costs = true;  // false for a schema-1 profile: the next three are 0
+  double run_ns = 0;
+  double node_gap_ns = 0;
+  double handoff_ns = 0;
 };
 
 struct Profile {
@@ -76,7 +91,8 @@ Status WriteProfile(const std::string& path, const Profile& p);
 // Reads a profile written by WriteProfile. Errors name the file: NotFound (no such file), DataLoss
 // (not HDF5, truncated), InvalidArgument (format attribute missing or not "flowbench-profile", a
 // table missing or of the wrong type, a non-finite or negative time, FLOPs or bytes, a thread
-// count or batch < 1), FailedPrecondition (schema_version other than kProfileSchemaVersion).
+// count or batch < 1), FailedPrecondition (schema_version outside [kOldestProfileSchemaVersion,
+// kProfileSchemaVersion], naming both). A schema-1 file is read with has_step_costs = false.
 StatusOr<Profile> ReadProfile(const std::string& path);
 
 }  // namespace fb::sim
