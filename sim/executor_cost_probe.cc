@@ -172,6 +172,7 @@ StatusOr<ProfileExecutor> MeasureExecutorCosts(int threads, int runs) {
 
   ProfileExecutor e;
   e.threads = threads;
+  e.has_step_costs = true;
   ASSIGN_OR_RETURN(RunTimes single, MeasureRuns(s, {}, {}, {"single"}, runs));
   ASSIGN_OR_RETURN(RunTimes chain, MeasureRuns(s, {}, {}, {"chain_" + std::to_string(null_nodes - 1)},
                                                runs));

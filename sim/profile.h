@@ -11,7 +11,8 @@
 //                     model's formulas, engine/placement/op_cost.h, over the shapes of that
 //                     configuration) and its mean measured duration over the typical traced steps
 //   /steps            ProfileStepRecord[]: per (model, batch, threads): the median and mean of
-//                     the untraced steps, the sum of the node means, the load average
+//                     the untraced steps, the sum of the node means, the load average and, from
+//                     schema 2, the node and hand-off counts
 //   /executor         ProfileExecutorRecord[]: per thread count, the executor's fixed costs
 //                     (sim/executor_cost_probe.h): on null graphs (one NoOp; a chain and a
 //                     fan-out of NoOps) and, from schema 2, on small kernels with a feed and a
@@ -19,7 +20,7 @@
 //
 // Versions: 1 (no run_ns, node_gap_ns, handoff_ns in /executor) is still read: its executor
 // rows have has_step_costs = false and the simulator falls back to the fitted step correction
-// alone (sim/profile_cost_model.h). 2 adds the three fields.
+// alone (sim/profile_cost_model.h). 2 adds the three fields, and nodes and handoffs to /steps.
 //
 // Strings are fixed-size NUL-padded fields of the compound records (h5py/pandas read them as
 // bytes), so the reader never follows variable-length heap ids of an untrusted file.
@@ -54,6 +55,11 @@ struct ProfileStep {
   double node_sum_ns = 0;     // sum of the model's point times (one step's kernels)
   int32_t steps = 0;          // untraced steps timed
   double load_average = 0;    // 1-minute load average when the configuration finished
+  // Schema 2 (0 in a schema-1 profile): the model's nodes with a point, and how many of them
+  // are handed to another thread per step (sim/executor_handoffs.h; expensive: a point's time
+  // above Executor::kInexpensiveNs).
+  int32_t nodes = 0;
+  int32_t handoffs = 0;
 };
 
 // The executor's fixed costs with `threads` threads, ns (how they are measured:
@@ -63,13 +69,15 @@ struct ProfileStep {
 // it) and of a fan-out (independent nodes dispatched through the pool). Schema 2 adds, outside
 // the kernels' traced durations: `run_ns` per Run with a feed and a fetch, `node_gap_ns` per
 // node of a chain of small kernels, `handoff_ns` per expensive node handed to another thread
-// (net of overlap: may be negative).
+// (the wake-up latency).
 struct ProfileExecutor {
   int32_t threads = 1;
   double per_step_ns = 0;
   double per_node_inline_ns = 0;
   double per_node_pool_ns = 0;
-  bool has_step_costs = true;  // false for a schema-1 profile: the next three are 0
+  // Whether the next three were measured (MeasureExecutorCosts, a schema-2 profile); false for a
+  // schema-1 profile, whose rows hold 0 there.
+  bool has_step_costs = false;
   double run_ns = 0;
   double node_gap_ns = 0;
   double handoff_ns = 0;

@@ -5,15 +5,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <map>
 #include <numeric>
 #include <sstream>
 
 #include "engine/placement/cost_model.h"
+#include "engine/runtime/executor.h"
 #include "engine/trace/trace_reader.h"
 #include "experiments/models/model_graph.h"
 #include "experiments/training/benchmark.h"
 #include "sim/executor_cost_probe.h"
+#include "sim/executor_handoffs.h"
 
 namespace fb::sim {
 namespace {
@@ -92,7 +95,14 @@ Status ProfileConfiguration(const ProfileOptions& o, const std::string& model, i
     out->points.push_back({model, n->name(), n->op(), batch, threads, w.flops, w.bytes_accessed,
                            it->second.first, it->second.second});
     step.node_sum_ns += it->second.first;
+    ++step.nodes;
   }
+  ASSIGN_OR_RETURN(std::set<std::string> handed_off,
+                   HandedOffNodes(*g.graph, [&means](const Node& n) {
+                     auto it = means.find(n.name());
+                     return it != means.end() && it->second.first > Executor::kInexpensiveNs;
+                   }));
+  step.handoffs = static_cast<int32_t>(handed_off.size());
   std::vector<double> ns;
   for (double ms : r->step_ms) ns.push_back(ms * 1e6);
   step.median_step_ns = MedianOf(ns);
@@ -101,7 +111,8 @@ Status ProfileConfiguration(const ProfileOptions& o, const std::string& model, i
   if (log) {
     std::ostringstream s;
     s << model << " batch " << batch << " threads " << threads << ": median step "
-      << step.median_step_ns * 1e-6 << " ms, node sum " << step.node_sum_ns * 1e-6 << " ms (load "
+      << step.median_step_ns * 1e-6 << " ms, node sum " << step.node_sum_ns * 1e-6 << " ms over "
+      << step.nodes << " nodes, " << step.handoffs << " hand-offs (load "
       << step.load_average << ")";
     log(s.str());
   }
