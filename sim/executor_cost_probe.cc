@@ -15,8 +15,8 @@
 namespace fb::sim {
 namespace {
 
-constexpr int kChainNodes = 100;       // Neg kernels of the chain
-constexpr int kDiamonds = 20;          // stages of the hand-off graph
+constexpr int kChainNodes = 100;           // Neg kernels of the chain
+constexpr int kDiamonds = 20;              // stages of the hand-off graph
 constexpr int64_t kSmallElements = 16;     // inexpensive kernels (well under 2 us)
 constexpr int64_t kLargeElements = 65536;  // expensive kernels (tens of us)
 
@@ -40,7 +40,8 @@ void AddNullGraphs(int nodes, GraphDef* def) {
   def->nodes.push_back(NoOpDef("single", {}));
   def->nodes.push_back(NoOpDef("chain_0", {}));
   for (int i = 1; i < nodes; ++i)
-    def->nodes.push_back(NoOpDef("chain_" + std::to_string(i), {"^chain_" + std::to_string(i - 1)}));
+    def->nodes.push_back(
+        NoOpDef("chain_" + std::to_string(i), {"^chain_" + std::to_string(i - 1)}));
   def->nodes.push_back(NoOpDef("fan_root", {}));
   std::vector<std::string> leaves;
   for (int i = 0; i < nodes; ++i) {
@@ -119,7 +120,8 @@ StatusOr<RunTimes> MeasureRuns(Session* session, const std::vector<Session::Name
     RunMetadata meta;
     RETURN_IF_ERROR(session->Run(traced, feeds, fetches, targets, &out, &meta));
     const double sum = BusyNs(meta.step_stats);
-    if (i >= 10) kernels.push_back(sum), nodes.push_back(static_cast<double>(meta.step_stats.size()));
+    if (i >= 10)
+      kernels.push_back(sum), nodes.push_back(static_cast<double>(meta.step_stats.size()));
   }
   return RunTimes{MedianOf(wall), MedianOf(kernels), MedianOf(nodes)};
 }
@@ -135,8 +137,8 @@ StatusOr<double> HandoffLatencyNs(Session* session, const std::vector<Session::N
   std::vector<Tensor> out;
   for (int r = 0; r < runs + 10; ++r) {
     RunMetadata meta;
-    RETURN_IF_ERROR(session->Run(traced, feeds, {"stage_" + std::to_string(kDiamonds - 1)}, {},
-                                 &out, &meta));
+    RETURN_IF_ERROR(
+        session->Run(traced, feeds, {"stage_" + std::to_string(kDiamonds - 1)}, {}, &out, &meta));
     if (r < 10) continue;
     std::map<std::string, const NodeExecStats*> by_name;
     for (const NodeExecStats& st : meta.step_stats) by_name[st.node_name] = &st;
@@ -174,8 +176,8 @@ StatusOr<ProfileExecutor> MeasureExecutorCosts(int threads, int runs) {
   e.threads = threads;
   e.has_step_costs = true;
   ASSIGN_OR_RETURN(RunTimes single, MeasureRuns(s, {}, {}, {"single"}, runs));
-  ASSIGN_OR_RETURN(RunTimes chain, MeasureRuns(s, {}, {}, {"chain_" + std::to_string(null_nodes - 1)},
-                                               runs));
+  ASSIGN_OR_RETURN(RunTimes chain,
+                   MeasureRuns(s, {}, {}, {"chain_" + std::to_string(null_nodes - 1)}, runs));
   ASSIGN_OR_RETURN(RunTimes fan, MeasureRuns(s, {}, {}, {"fan_sink"}, runs));
   e.per_step_ns = single.wall_ns;
   e.per_node_inline_ns = std::max(0.0, (chain.wall_ns - single.wall_ns) / (null_nodes - 1));
@@ -184,8 +186,9 @@ StatusOr<ProfileExecutor> MeasureExecutorCosts(int threads, int runs) {
   const std::vector<Session::NamedTensor> small = {{"x", Zeros(kSmallElements)}};
   const std::vector<Session::NamedTensor> large = {{"y", Zeros(kLargeElements)}};
   ASSIGN_OR_RETURN(RunTimes one, MeasureRuns(s, small, {"neg_1"}, {}, runs));
-  ASSIGN_OR_RETURN(RunTimes line, MeasureRuns(s, small, {"negchain_" + std::to_string(kChainNodes - 1)},
-                                              {}, runs));
+  ASSIGN_OR_RETURN(
+      RunTimes line,
+      MeasureRuns(s, small, {"negchain_" + std::to_string(kChainNodes - 1)}, {}, runs));
   // A step like a model's: the caller runs the cheap nodes, the expensive one is handed to the
   // pool, and its completion wakes the caller blocked in Run.
   std::vector<Session::NamedTensor> both = small;

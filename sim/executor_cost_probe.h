@@ -9,7 +9,7 @@
 //   run_ns          (schema 2) a Run shaped like a model's step, outside its traced kernel time
 //                   and per-node gaps: x (float [16]) and y (float [65536]) fed, Neg of each
 //                   fetched. The caller runs the cheap nodes, the expensive Neg is handed to the
-//                   inter-op pool and its completion wakes the caller blocked in Run: Session::Run's
+//                   inter-op pool and its completion wakes the caller blocked in Run: the Run's
 //                   setup, feeds and fetches, and the two thread switches every model step makes
 //                   (in a traced MLP step, its first MatMul started 6.6 us after the caller's last
 //                   node, on the pool thread, and the caller ran nothing more).

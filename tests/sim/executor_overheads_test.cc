@@ -132,8 +132,8 @@ TEST_CASE("Profile cost model adds the measured overheads to a simulated graph",
   CHECK(std::min(mm, mm2) == Approx(3000 + 100));
   CHECK(std::max(mm, mm2) == Approx(3000 + 100 + 2000));
   CHECK(h->costs.dispatch_s("any") == Approx(4000e-9));
-  CHECK_THAT(h->description, Contains("executor overheads measured") &&
-                                 Contains("1 nodes handed off"));
+  CHECK_THAT(h->description,
+             Contains("executor overheads measured") && Contains("1 nodes handed off"));
   // step-costs=off, in either order with threads=.
   auto off = MakeProfileSimCosts(*g, {{"x", TensorShape({4, 5})}},
                                  "profile:" + path + ",step-costs=off,threads=1");
