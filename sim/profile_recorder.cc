@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <set>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include "engine/placement/cost_model.h"
