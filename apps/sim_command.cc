@@ -126,7 +126,7 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
                   "Iterations of every while loop when the cost model has no count (trace)");
   cmd->add_option("--compression", f.compression, "on | off (lossy 16-bit transfers)")
       ->capture_default_str();
-  cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step) | profile:FILE[,threads=N] (flowbench profile)")->capture_default_str();
+  cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step) | profile:FILE[,threads=N][,step-costs=off] (flowbench profile; step-costs=off: fitted step correction instead of the measured executor overheads)")->capture_default_str();
   cmd->add_option("--steps", f.steps, "Steps to simulate")
       ->check(PositiveCount(kMaxSimSteps))->capture_default_str();
   cmd->add_option("--concurrent-steps", f.concurrent_steps, "Steps in flight per replica")
