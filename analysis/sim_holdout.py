@@ -3,7 +3,9 @@
 
 Profiles this host once (`flowbench profile`, batches 16, 64, 256 by default), then for every
 (model, batch, threads) predicts the median training step with `flowbench sim --cost-model
-profile:P,threads=T` (and with `--cost-model analytic` on the platform given) and measures it with
+profile:P,threads=T` (the measured executor overheads of a schema-2 profile), with
+`profile:P,threads=T,step-costs=off` (the fitted step correction alone, the model before them;
+--no-fitted-column skips it) and with `--cost-model analytic` on the platform given, and measures it with
 `flowbench benchmark` (same model builder, Adam, synthetic input, median of --steps steps; the
 median of --repeats such runs). Prints
 a Markdown table (every case, misses included) with the 1-minute load average next to each
@@ -71,6 +73,8 @@ def main():
                    help="write `flowbench sim-platform profile:PROFILE OUT_XML` (1 thread) and "
                         "use it for the analytic column instead of --platform")
     p.add_argument("--csv", help="write the table as CSV")
+    p.add_argument("--no-fitted-column", action="store_true",
+                   help="skip the step-costs=off prediction (profiles without it: schema 1)")
     args = p.parse_args()
     if args.record:
         print(run([args.flowbench, "profile", "--out", args.profile, "--models", args.models,
@@ -85,6 +89,9 @@ def main():
                 for batch in [int(b) for b in args.batches.split(",")]:
                     pred = predict(args, model, batch, "profile:%s,threads=%d" % (args.profile,
                                                                                 threads), tmp)
+                    fitted = None if args.no_fitted_column else predict(
+                        args, model, batch,
+                        "profile:%s,threads=%d,step-costs=off" % (args.profile, threads), tmp)
                     analytic = predict(args, model, batch, "analytic", tmp)
                     runs = [measure(args, model, batch, threads, tmp)
                             for _ in range(args.repeats)]
@@ -94,23 +101,30 @@ def main():
                     spread = max(medians) / min(medians) - 1
                     rows.append(dict(model=model, batch=batch, threads=threads,
                                      predicted_ms=pred, measured_ms=measured,
-                                     error=pred / measured - 1, analytic_ms=analytic,
+                                     error=pred / measured - 1,
+                                     fitted_ms=fitted if fitted else float("nan"),
+                                     fitted_error=fitted / measured - 1 if fitted else float("nan"),
+                                     analytic_ms=analytic,
                                      analytic_error=analytic / measured - 1, load=load,
                                      repeat_spread=spread))
                     r = rows[-1]
                     print("%s b%d t%d: predicted %.2f ms, measured %.2f ms, error %+.1f%% "
-                          "(analytic %.2f ms, %+.1f%%), load %.1f, repeats differ by %.0f%%" % (
-                              model, batch, threads, pred, measured, 100 * r["error"], analytic,
+                          "(fitted only %.2f ms, %+.1f%%; analytic %.2f ms, %+.1f%%), load %.1f, "
+                          "repeats differ by %.0f%%" % (
+                              model, batch, threads, pred, measured, 100 * r["error"],
+                              r["fitted_ms"], 100 * r["fitted_error"], analytic,
                               100 * r["analytic_error"], load, 100 * spread), flush=True)
     print("\n| model | batch | threads | predicted (ms) | measured median (ms) | error | "
-          "analytic (ms) | analytic error | load avg | repeats differ |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "fitted only (ms) | fitted-only error | analytic (ms) | analytic error | load avg | "
+          "repeats differ |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         held = "" if str(r["batch"]) in args.profile_batches.split(",") else " (held out)"
-        print("| %s | %d%s | %d | %.2f | %.2f | %+.1f%% | %.2f | %+.1f%% | %.1f | %.0f%% |" % (
-            r["model"], r["batch"], held, r["threads"], r["predicted_ms"], r["measured_ms"],
-            100 * r["error"], r["analytic_ms"], 100 * r["analytic_error"], r["load"],
-            100 * r["repeat_spread"]))
+        print("| %s | %d%s | %d | %.2f | %.2f | %+.1f%% | %.2f | %+.1f%% | %.2f | %+.1f%% | %.1f "
+              "| %.0f%% |" % (
+                  r["model"], r["batch"], held, r["threads"], r["predicted_ms"], r["measured_ms"],
+                  100 * r["error"], r["fitted_ms"], 100 * r["fitted_error"], r["analytic_ms"],
+                  100 * r["analytic_error"], r["load"], 100 * r["repeat_spread"]))
     errors = [abs(r["error"]) for r in rows]
     held_out = [abs(r["error"]) for r in rows
                 if str(r["batch"]) not in args.profile_batches.split(",")]
@@ -118,6 +132,10 @@ def main():
           "median %.1f%%, max %.1f%%)" % (100 * statistics.median(errors), 100 * max(errors),
                                           len(errors), 100 * statistics.median(held_out or [0]),
                                           100 * max(held_out or [0])))
+    if not args.no_fitted_column:
+        f = [abs(r["fitted_error"]) for r in rows]
+        print("fitted step correction only (step-costs=off): median |error| %.1f%%, max %.1f%%" % (
+            100 * statistics.median(f), 100 * max(f)))
     a = [abs(r["analytic_error"]) for r in rows if r["threads"] == 1]
     print("analytic (%s), 1 thread: median |error| %.1f%%, max %.1f%%" % (
         args.platform, 100 * statistics.median(a), 100 * max(a)))

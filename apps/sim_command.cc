@@ -69,8 +69,8 @@ StatusOr<sim::SimRunOptions> Options(const SimFlags& f) {
 // With --cost-model profile:FILE: the profile (its device and mode), else nullopt.
 StatusOr<std::optional<sim::Profile>> ProfileOfSpec(const std::string& spec, std::string* path) {
   if (spec.rfind("profile:", 0) != 0) return std::optional<sim::Profile>();
-  int threads = 0;
-  RETURN_IF_ERROR(sim::ParseProfileSpec(spec, path, &threads));
+  ASSIGN_OR_RETURN(sim::ProfileSpec ps, sim::ParseProfileSpec(spec));
+  *path = ps.path;
   ASSIGN_OR_RETURN(sim::Profile p, sim::ReadProfile(*path));
   return std::optional<sim::Profile>(std::move(p));
 }
@@ -154,7 +154,7 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
                   "Iterations of every while loop when the cost model has no count (trace)");
   cmd->add_option("--compression", f.compression, "on | off (lossy 16-bit transfers)")
       ->capture_default_str();
-  cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step) | profile:FILE[,threads=N] (flowbench profile)")->capture_default_str();
+  cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step) | profile:FILE[,threads=N][,step-costs=off] (flowbench profile; step-costs=off: fitted step correction instead of the measured executor overheads)")->capture_default_str();
   cmd->add_option("--steps", f.steps, "Steps to simulate")
       ->check(PositiveCount(kMaxSimSteps))->capture_default_str();
   cmd->add_option("--concurrent-steps", f.concurrent_steps, "Steps in flight per replica")

@@ -23,7 +23,7 @@ struct PointRow {
   double flops, bytes, time_ns;
 };
 
-struct StepRow {
+struct StepRowV1 {  // schema 1
   char model[kShortName];
   int64_t batch;
   int32_t threads;
@@ -31,11 +31,31 @@ struct StepRow {
   double median_step_ns, mean_step_ns, node_sum_ns, load_average;
 };
 
-struct ExecutorRow {
+struct StepRow {  // schema 2
+  char model[kShortName];
+  int64_t batch;
+  int32_t threads;
+  int32_t steps;
+  double median_step_ns, mean_step_ns, node_sum_ns, load_average;
+  int32_t nodes;
+  int32_t handoffs;
+};
+
+struct ExecutorRowV1 {  // schema 1
   int32_t threads;
   int32_t pad;
   double per_step_ns, per_node_inline_ns, per_node_pool_ns;
 };
+
+struct ExecutorRow {  // schema 2
+  int32_t threads;
+  int32_t has_step_costs;  // 0 or 1
+  double per_step_ns, per_node_inline_ns, per_node_pool_ns;
+  double run_ns, node_gap_ns, handoff_ns;
+};
+
+static_assert(offsetof(StepRow, load_average) == offsetof(StepRowV1, load_average),
+              "a schema-1 step row is a prefix of a schema-2 row");
 
 h5::Handle FixedString(size_t bytes) {
   hid_t t = H5Tcopy(H5T_C_S1);
@@ -64,26 +84,49 @@ h5::Handle PointType() {
   return t;
 }
 
-h5::Handle StepType() {
-  h5::Handle t = Compound(sizeof(StepRow));
+template <typename Row>
+h5::Handle StepTypeOf() {
+  h5::Handle t = Compound(sizeof(Row));
   h5::Handle short_name = FixedString(kShortName);
-  FB_PROFILE_FIELD(t, StepRow, model, short_name.get());
-  FB_PROFILE_FIELD(t, StepRow, batch, H5T_NATIVE_INT64);
-  FB_PROFILE_FIELD(t, StepRow, threads, H5T_NATIVE_INT32);
-  FB_PROFILE_FIELD(t, StepRow, steps, H5T_NATIVE_INT32);
-  FB_PROFILE_FIELD(t, StepRow, median_step_ns, H5T_NATIVE_DOUBLE);
-  FB_PROFILE_FIELD(t, StepRow, mean_step_ns, H5T_NATIVE_DOUBLE);
-  FB_PROFILE_FIELD(t, StepRow, node_sum_ns, H5T_NATIVE_DOUBLE);
-  FB_PROFILE_FIELD(t, StepRow, load_average, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, Row, model, short_name.get());
+  FB_PROFILE_FIELD(t, Row, batch, H5T_NATIVE_INT64);
+  FB_PROFILE_FIELD(t, Row, threads, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, Row, steps, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, Row, median_step_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, Row, mean_step_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, Row, node_sum_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, Row, load_average, H5T_NATIVE_DOUBLE);
+  return t;
+}
+
+h5::Handle StepTypeV1() { return StepTypeOf<StepRowV1>(); }
+
+h5::Handle StepType() {
+  h5::Handle t = StepTypeOf<StepRow>();
+  FB_PROFILE_FIELD(t, StepRow, nodes, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, StepRow, handoffs, H5T_NATIVE_INT32);
+  return t;
+}
+
+h5::Handle ExecutorTypeV1() {
+  h5::Handle t = Compound(sizeof(ExecutorRowV1));
+  FB_PROFILE_FIELD(t, ExecutorRowV1, threads, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, ExecutorRowV1, per_step_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRowV1, per_node_inline_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRowV1, per_node_pool_ns, H5T_NATIVE_DOUBLE);
   return t;
 }
 
 h5::Handle ExecutorType() {
   h5::Handle t = Compound(sizeof(ExecutorRow));
   FB_PROFILE_FIELD(t, ExecutorRow, threads, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, ExecutorRow, has_step_costs, H5T_NATIVE_INT32);
   FB_PROFILE_FIELD(t, ExecutorRow, per_step_ns, H5T_NATIVE_DOUBLE);
   FB_PROFILE_FIELD(t, ExecutorRow, per_node_inline_ns, H5T_NATIVE_DOUBLE);
   FB_PROFILE_FIELD(t, ExecutorRow, per_node_pool_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, run_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, node_gap_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, handoff_ns, H5T_NATIVE_DOUBLE);
   return t;
 }
 
@@ -131,11 +174,14 @@ Status WriteTables(hid_t root, const Profile& p, const std::string& path) {
     r.batch = s.batch, r.threads = s.threads, r.steps = s.steps;
     r.median_step_ns = s.median_step_ns, r.mean_step_ns = s.mean_step_ns;
     r.node_sum_ns = s.node_sum_ns, r.load_average = s.load_average;
+    r.nodes = s.nodes, r.handoffs = s.handoffs;
   }
   std::vector<ExecutorRow> executor(p.executor.size());
   for (size_t i = 0; i < executor.size(); ++i) {
     const ProfileExecutor& s = p.executor[i];
-    executor[i] = {s.threads, 0, s.per_step_ns, s.per_node_inline_ns, s.per_node_pool_ns};
+    executor[i] = {s.threads,          s.has_step_costs ? 1 : 0, s.per_step_ns,
+                   s.per_node_inline_ns, s.per_node_pool_ns,       s.run_ns,
+                   s.node_gap_ns,      s.handoff_ns};
   }
   RETURN_IF_ERROR(h5::WriteTable(root, "points", PointType().get(), points, path));
   RETURN_IF_ERROR(h5::WriteTable(root, "steps", StepType().get(), steps, path));
@@ -181,11 +227,12 @@ Status WriteProfile(const std::string& path, const Profile& p) {
   if (!file.valid()) return h5::Error(Code::kInternal, path, "cannot create profile file");
   const hid_t root = file.get();
   RETURN_IF_ERROR(h5::WriteFixedStringAttr(root, "format", kProfileFormat, path));
-  RETURN_IF_ERROR(h5::WriteAttr(root, "schema_version", p.schema_version, path));
+  // Always the current layout, whatever version `p` was read from.
+  RETURN_IF_ERROR(h5::WriteAttr(root, "schema_version", kProfileSchemaVersion, path));
   RETURN_IF_ERROR(h5::WriteAttr(root, "host", p.host, path));
   RETURN_IF_ERROR(h5::WriteAttr(root, "created", p.created, path));
   RETURN_IF_ERROR(h5::WriteAttr(root, "command_line", p.command_line, path));
-  if (p.schema_version >= 2) RETURN_IF_ERROR(WriteTarget(root, p, path));
+  RETURN_IF_ERROR(WriteTarget(root, p, path));
   RETURN_IF_ERROR(WriteTables(root, p, path));
   if (!file.Reset()) return h5::Error(Code::kInternal, path, "cannot close profile file");
   return Status::OK();
@@ -193,7 +240,32 @@ Status WriteProfile(const std::string& path, const Profile& p) {
 
 namespace {
 
-Status ReadTables(hid_t root, const h5::FileBounds& f, Profile* p) {
+// /executor of version 1's layout (three costs, has_step_costs = false) or the current one.
+Status ReadExecutor(hid_t root, const h5::FileBounds& f, bool v1_tables, Profile* p) {
+  std::vector<ExecutorRow> rows;
+  if (v1_tables) {
+    ASSIGN_OR_RETURN(auto v1, h5::ReadCheckedTable<ExecutorRowV1>(root, "executor",
+                                                                  ExecutorTypeV1().get(), f));
+    for (const ExecutorRowV1& r : v1)
+      rows.push_back({r.threads, 0, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns, 0, 0,
+                      0});
+  } else {
+    ASSIGN_OR_RETURN(rows, h5::ReadCheckedTable<ExecutorRow>(root, "executor",
+                                                             ExecutorType().get(), f));
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ExecutorRow& r = rows[i];
+    RETURN_IF_ERROR(CheckValues(f.path, "/executor", i,
+                                {r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns,
+                                 r.run_ns, r.node_gap_ns, r.handoff_ns},
+                                1, r.threads));
+    p->executor.push_back({r.threads, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns,
+                           r.has_step_costs != 0, r.run_ns, r.node_gap_ns, r.handoff_ns});
+  }
+  return Status::OK();
+}
+
+Status ReadTables(hid_t root, const h5::FileBounds& f, bool v1_tables, Profile* p) {
   const std::string& path = f.path;
   ASSIGN_OR_RETURN(auto points, h5::ReadCheckedTable<PointRow>(root, "points",
                                                                    PointType().get(), f));
@@ -205,26 +277,29 @@ Status ReadTables(hid_t root, const h5::FileBounds& f, Profile* p) {
                          FieldString(r.op, kShortName), r.batch, r.threads, r.flops, r.bytes,
                          r.time_ns, r.samples});
   }
-  ASSIGN_OR_RETURN(auto steps, h5::ReadCheckedTable<StepRow>(root, "steps", StepType().get(),
-                                                                f));
+  std::vector<StepRow> steps;
+  if (v1_tables) {
+    ASSIGN_OR_RETURN(auto v1, h5::ReadCheckedTable<StepRowV1>(root, "steps", StepTypeV1().get(),
+                                                               f));
+    for (const StepRowV1& r : v1) {
+      StepRow row{};
+      std::memcpy(&row, &r, sizeof r);  // the same leading fields; nodes and handoffs 0
+      steps.push_back(row);
+    }
+  } else {
+    ASSIGN_OR_RETURN(steps, h5::ReadCheckedTable<StepRow>(root, "steps", StepType().get(), f));
+  }
   for (size_t i = 0; i < steps.size(); ++i) {
     const StepRow& r = steps[i];
     RETURN_IF_ERROR(CheckValues(path, "/steps", i,
-                                {r.median_step_ns, r.mean_step_ns, r.node_sum_ns, r.load_average},
+                                {r.median_step_ns, r.mean_step_ns, r.node_sum_ns, r.load_average,
+                                 static_cast<double>(r.nodes), static_cast<double>(r.handoffs)},
                                 r.batch, r.threads));
     p->steps.push_back({FieldString(r.model, kShortName), r.batch, r.threads, r.median_step_ns,
-                        r.mean_step_ns, r.node_sum_ns, r.steps, r.load_average});
+                        r.mean_step_ns, r.node_sum_ns, r.steps, r.load_average, r.nodes,
+                        r.handoffs});
   }
-  ASSIGN_OR_RETURN(auto executor, h5::ReadCheckedTable<ExecutorRow>(
-                                      root, "executor", ExecutorType().get(), f));
-  for (size_t i = 0; i < executor.size(); ++i) {
-    const ExecutorRow& r = executor[i];
-    RETURN_IF_ERROR(CheckValues(path, "/executor", i,
-                                {r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns}, 1,
-                                r.threads));
-    p->executor.push_back({r.threads, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns});
-  }
-  return Status::OK();
+  return ReadExecutor(root, f, v1_tables, p);
 }
 
 }  // namespace
@@ -242,14 +317,17 @@ StatusOr<Profile> ReadProfile(const std::string& path) {
                            ")");
   Profile p;
   ASSIGN_OR_RETURN(p.schema_version, h5::ReadCheckedIntAttr(root, "schema_version", f));
-  if (p.schema_version != 1 && p.schema_version != kProfileSchemaVersion)
+  if (p.schema_version < kOldestProfileSchemaVersion || p.schema_version > kProfileSchemaVersion)
     return FailedPrecondition(path, ": profile schema_version is ", p.schema_version,
-                              ", this flowbench reads versions 1 and ", kProfileSchemaVersion,
-                              " (rerun flowbench profile)");
-  if (p.schema_version >= 2) {
+                              ", this flowbench reads versions ", kOldestProfileSchemaVersion,
+                              " to ", kProfileSchemaVersion, " (rerun flowbench profile)");
+  // Version 1, and the version 2 that added only the attributes, have version 1's tables.
+  const bool has_target = p.schema_version >= 2 && H5Aexists(root, "device_type") > 0;
+  const bool v1_tables = p.schema_version == 1 || (p.schema_version == 2 && has_target);
+  if (has_target || p.schema_version >= 3) {
     RETURN_IF_ERROR(ReadTarget(root, f, &p));
-  }  // version 1: the defaults, a CPU profile of training steps (all it could hold)
-  RETURN_IF_ERROR(ReadTables(root, f, &p));
+  }  // otherwise the defaults: a CPU profile of training steps (all it could hold)
+  RETURN_IF_ERROR(ReadTables(root, f, v1_tables, &p));
   return p;
 }
 

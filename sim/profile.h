@@ -16,9 +16,16 @@
 //                     model's formulas, engine/placement/op_cost.h, over the shapes of that
 //                     configuration) and its mean measured duration over the typical traced steps
 //   /steps            ProfileStepRecord[]: per (model, batch, threads): the median and mean of
-//                     the untraced steps, the sum of the node means, the load average
+//                     the untraced steps, the sum of the node means, the load average and, from
+//                     schema 2, the node and hand-off counts
 //   /executor         ProfileExecutorRecord[]: per thread count, the executor's fixed costs
-//                     measured on null graphs (one NoOp; a chain and a fan-out of NoOps)
+//                     (sim/executor_cost_probe.h): on null graphs (one NoOp; a chain and a
+//                     fan-out of NoOps) and, from schema 2, on small kernels with a feed and a
+//                     fetch (run_ns, node_gap_ns, handoff_ns)
+//
+// Versions: 1 (no run_ns, node_gap_ns, handoff_ns in /executor) is still read: its executor
+// rows have has_step_costs = false and the simulator falls back to the fitted step correction
+// alone (sim/profile_cost_model.h). 2 adds the three fields, and nodes and handoffs to /steps.
 //
 // Strings are fixed-size NUL-padded fields of the compound records (h5py/pandas read them as
 // bytes), so the reader never follows variable-length heap ids of an untrusted file.
@@ -30,8 +37,12 @@
 
 namespace fb::sim {
 
-// Version 2 added the device_type, device and mode attributes; version 1 is still read.
-inline constexpr int64_t kProfileSchemaVersion = 2;
+// Version 3: the device_type, device and mode attributes and the executor's measured overheads.
+// Still read: version 1 (neither) and both layouts that were called version 2 (one added the
+// attributes to version 1's tables, the other the overheads without the attributes; a file with
+// a device_type attribute is the first kind).
+inline constexpr int64_t kProfileSchemaVersion = 3;
+inline constexpr int64_t kOldestProfileSchemaVersion = 1;  // still read
 inline constexpr const char* kProfileFormat = "flowbench-profile";
 
 struct ProfilePoint {
@@ -53,17 +64,32 @@ struct ProfileStep {
   double node_sum_ns = 0;     // sum of the model's point times (one step's kernels)
   int32_t steps = 0;          // untraced steps timed
   double load_average = 0;    // 1-minute load average when the configuration finished
+  // Schema 2 (0 in a schema-1 profile): the model's nodes with a point, and how many of them
+  // are handed to another thread per step (sim/executor_handoffs.h; expensive: a point's time
+  // above Executor::kInexpensiveNs).
+  int32_t nodes = 0;
+  int32_t handoffs = 0;
 };
 
-// The executor's fixed costs with `threads` threads, ns: `per_step_ns` is the median Run of a
-// graph of one NoOp (the client's Run, the executor's start and completion); per node, the extra
-// time per NoOp of a chain (each node made ready by its predecessor and run inline on the thread
-// that finished it) and of a fan-out (independent nodes dispatched through the pool).
+// The executor's fixed costs with `threads` threads, ns (how they are measured:
+// sim/executor_cost_probe.h). Schema 1: `per_step_ns` is the median Run of a graph of one NoOp
+// (the client's Run, the executor's start and completion); per node, the extra time per NoOp of
+// a chain (each node made ready by its predecessor and run inline on the thread that finished
+// it) and of a fan-out (independent nodes dispatched through the pool). Schema 2 adds, outside
+// the kernels' traced durations: `run_ns` per Run with a feed and a fetch, `node_gap_ns` per
+// node of a chain of small kernels, `handoff_ns` per expensive node handed to another thread
+// (the wake-up latency).
 struct ProfileExecutor {
   int32_t threads = 1;
   double per_step_ns = 0;
   double per_node_inline_ns = 0;
   double per_node_pool_ns = 0;
+  // Whether the next three were measured (MeasureExecutorCosts, a schema-2 profile); false for a
+  // schema-1 profile, whose rows hold 0 there.
+  bool has_step_costs = false;
+  double run_ns = 0;
+  double node_gap_ns = 0;
+  double handoff_ns = 0;
 };
 
 struct Profile {
@@ -78,8 +104,8 @@ struct Profile {
   std::vector<ProfileExecutor> executor;
 };
 
-// Writes `p` to `path` (replacing it), with the device and mode attributes when
-// p.schema_version >= 2 (a version-1 file otherwise, for tests of old files). Model, node and op
+// Writes `p` to `path` (replacing it) in the current layout (kProfileSchemaVersion), whatever
+// version `p` was read from. Model, node and op
 // names longer than their fields (63, 191, 63 bytes) and device attributes longer than 255 bytes
 // are refused with InvalidArgument naming the name; Internal naming the file for HDF5 failures.
 Status WriteProfile(const std::string& path, const Profile& p);
@@ -87,9 +113,11 @@ Status WriteProfile(const std::string& path, const Profile& p);
 // Reads a profile written by WriteProfile. Errors name the file: NotFound (no such file), DataLoss
 // (not HDF5, truncated), InvalidArgument (format attribute missing or not "flowbench-profile", a
 // table missing or of the wrong type, a non-finite or negative time, FLOPs or bytes, a thread
-// count or batch < 1; in version 2 a device_type other than CPU or GPU, a mode other than the
-// three above, a missing device attribute), FailedPrecondition (schema_version other than 1 or
-// kProfileSchemaVersion).
+// count or batch < 1; a device_type other than CPU or GPU, a mode other than the three above, a
+// missing device attribute), FailedPrecondition (schema_version outside
+// [kOldestProfileSchemaVersion, kProfileSchemaVersion], naming both). Files without the
+// attributes read as CPU training-step profiles; files without the overheads with
+// has_step_costs = false.
 StatusOr<Profile> ReadProfile(const std::string& path);
 
 }  // namespace fb::sim

@@ -84,7 +84,8 @@ double CurveTimeNs(const Curve& c, double work, bool* inside) {
 }
 
 StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int threads,
-                                                    const std::string& path) {
+                                                    const std::string& path,
+                                                    bool use_step_costs) {
   ProfileCostModel m;
   m.threads_ = threads;
   std::set<int> counts;
@@ -126,18 +127,27 @@ StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int 
     }
   }
   for (const ProfileExecutor& e : profile.executor)
-    if (e.threads == threads) m.executor_ = e;
+    if (e.threads == threads) {
+      m.executor_ = e;
+      m.step_costs_ = use_step_costs && e.has_step_costs;
+    }
   for (const ProfileStep& s : profile.steps)
     if (s.threads == threads) m.steps_.push_back(s);
   return m;
 }
 
 ProfileCostModel::StepCorrection ProfileCostModel::Correction(const std::string& model) const {
-  std::vector<std::pair<double, double>> xy;  // (node sum, step - node sum)
+  // (node sum, residual): step - node sum, less the measured executor overheads when used.
+  std::vector<std::pair<double, double>> xy;
   for (bool all : {false, true}) {
-    for (const ProfileStep& s : steps_)
-      if ((all || s.model == model) && s.node_sum_ns > 0 && s.median_step_ns > 0)
-        xy.emplace_back(s.node_sum_ns, s.median_step_ns - s.node_sum_ns);
+    for (const ProfileStep& s : steps_) {
+      if (!(all || s.model == model) || s.node_sum_ns <= 0 || s.median_step_ns <= 0) continue;
+      double residual = s.median_step_ns - s.node_sum_ns;
+      if (step_costs_)
+        residual -= executor_.run_ns + s.nodes * executor_.node_gap_ns +
+                    s.handoffs * executor_.handoff_ns;
+      xy.emplace_back(s.node_sum_ns, residual);
+    }
     if (!xy.empty()) break;
   }
   StepCorrection out;
@@ -152,8 +162,17 @@ ProfileCostModel::StepCorrection ProfileCostModel::Correction(const std::string&
     min_residual = std::min(min_residual, y);
   }
   if (min_ratio < 0) out.node_time_factor = std::max(min_ratio, -0.5);
-  else out.step_overhead_ns = min_residual;
+  else if (!step_costs_) out.step_overhead_ns = min_residual;  // measured costs: noise, not added
   return out;
+}
+
+double ProfileCostModel::StepFixedNs(const StepCorrection& c) const {
+  return step_costs_ ? executor_.run_ns : executor_.per_step_ns + c.step_overhead_ns;
+}
+
+double ProfileCostModel::NodeOverheadNs(bool handed_off) const {
+  if (!step_costs_) return executor_.per_node_inline_ns;
+  return executor_.node_gap_ns + (handed_off ? executor_.handoff_ns : 0);
 }
 
 std::string ProfileCostModel::MatchingModel(const std::vector<std::string>& nodes) const {

@@ -27,7 +27,20 @@
 // The fit uses the configurations of the simulated model when the profile holds it
 // (MatchingModel: the graph's node names are the profiled model's), else every configuration.
 // The simulator adds step_overhead_ns once per step and scales every node by
-// 1 + node_time_factor. Immutable after Create; thread-safe.
+// 1 + node_time_factor.
+//
+// Executor overheads (schema-2 profiles, sim/executor_cost_probe.h): what a step spends outside
+// its kernels is measured rather than fitted: run_ns once per step, node_gap_ns per node and
+// handoff_ns per node handed to another thread (sim/executor_handoffs.h). The step correction is
+// then fitted on the residuals left after them, r = median_step_ns - (node_sum_ns + run_ns +
+// nodes * node_gap_ns + handoffs * handoff_ns): a negative smallest ratio r / node_sum_ns still
+// becomes node_time_factor (kernels overlapping on several threads, traced kernels slower than
+// untraced ones), but a positive residual is not added: with the executor's costs measured, what
+// is left is the shared machine's noise in the profile's few steps (the quiet hold-out run of
+// 2026-11-26 fitted 0.14 ms on MLP with one thread, where its executor costs were 5-70 us, and
+// over-predicted MLP's 0.6 ms steps by 40%). A schema-1 profile (no measured costs), or
+// use_step_costs = false, keeps the fitted correction and schema 1's per_step_ns and
+// per_node_inline_ns. Immutable after Create; thread-safe.
 #include <map>
 #include <set>
 #include <string>
@@ -49,8 +62,10 @@ class ProfileCostModel {
  public:
   // The points of `profile` measured with `threads` threads. InvalidArgument naming `path` and
   // listing the thread counts it holds when it has no point with `threads`.
+  // `use_step_costs` = false ignores the measured executor overheads of a schema-2 profile (the
+  // schema-1 model, for comparison).
   static StatusOr<ProfileCostModel> Create(const Profile& profile, int threads,
-                                           const std::string& path);
+                                           const std::string& path, bool use_step_costs = true);
 
   ProfilePrediction Predict(const std::string& op, const std::string& node,
                             const OpWork& work) const;
@@ -61,6 +76,15 @@ class ProfileCostModel {
     double step_overhead_ns = 0, node_time_factor = 0;
     int configurations = 0;  // profiled configurations it was fitted on
   };
+  // Whether the measured executor overheads are used (a schema-2 profile with an /executor row
+  // for these threads, and use_step_costs).
+  bool uses_step_costs() const { return step_costs_; }
+  // Nanoseconds a step spends outside its nodes: run_ns, or (without measured costs) schema 1's
+  // per_step_ns plus the fitted step_overhead_ns of `c`.
+  double StepFixedNs(const StepCorrection& c) const;
+  // Nanoseconds a node spends outside its kernel: node_gap_ns, plus handoff_ns when it is handed
+  // to another thread; or (without measured costs) schema 1's per_node_inline_ns.
+  double NodeOverheadNs(bool handed_off) const;
   // Fitted on the configurations of `model` ("" or a model without configurations: all).
   StepCorrection Correction(const std::string& model = "") const;
   // The profiled model (with these threads) whose node names cover at least 90% of `nodes` and
@@ -81,6 +105,7 @@ class ProfileCostModel {
  private:
   ProfileCostModel() = default;
   int threads_ = 1;
+  bool step_costs_ = false;
   std::vector<ProfileStep> steps_;                       // of this thread count
   std::map<std::string, std::set<std::string>> model_nodes_;  // profiled node names per model
   ProfileExecutor executor_;

@@ -3,19 +3,22 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include "engine/placement/cost_model.h"
+#include "engine/runtime/executor.h"
 #include "engine/runtime/local_devices.h"
 #include "engine/runtime/session.h"
 #include "engine/trace/trace_reader.h"
 #include "experiments/models/model_graph.h"
 #include "experiments/training/benchmark.h"
+#include "sim/executor_cost_probe.h"
+#include "sim/executor_handoffs.h"
 #include "sim/profile_device.h"
 
 namespace fb::sim {
@@ -108,7 +111,14 @@ Status ProfileConfiguration(const ProfileOptions& o, const std::string& model, i
     out->points.push_back({model, n->name(), n->op(), batch, threads, w.flops, w.bytes_accessed,
                            it->second.first, it->second.second});
     step.node_sum_ns += it->second.first;
+    ++step.nodes;
   }
+  ASSIGN_OR_RETURN(std::set<std::string> handed_off,
+                   HandedOffNodes(*g.graph, [&means](const Node& n) {
+                     auto it = means.find(n.name());
+                     return it != means.end() && it->second.first > Executor::kInexpensiveNs;
+                   }));
+  step.handoffs = static_cast<int32_t>(handed_off.size());
   std::vector<double> ns;
   for (double ms : r->step_ms) ns.push_back(ms * 1e6);
   step.median_step_ns = MedianOf(ns);
@@ -117,31 +127,12 @@ Status ProfileConfiguration(const ProfileOptions& o, const std::string& model, i
   if (log) {
     std::ostringstream s;
     s << model << " batch " << batch << " threads " << threads << ": median step "
-      << step.median_step_ns * 1e-6 << " ms, node sum " << step.node_sum_ns * 1e-6 << " ms (load "
+      << step.median_step_ns * 1e-6 << " ms, node sum " << step.node_sum_ns * 1e-6 << " ms over "
+      << step.nodes << " nodes, " << step.handoffs << " hand-offs (load "
       << step.load_average << ")";
     log(s.str());
   }
   return Status::OK();
-}
-
-// Median wall time (ns) of Run with `targets` on `session`, over `runs` runs after 10.
-StatusOr<double> MedianRunNs(Session* session, const std::vector<std::string>& targets, int runs) {
-  std::vector<double> ns;
-  for (int i = 0; i < runs + 10; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    RETURN_IF_ERROR(session->Run({}, {}, targets, nullptr));
-    const auto end = std::chrono::steady_clock::now();
-    if (i >= 10) ns.push_back(std::chrono::duration<double, std::nano>(end - start).count());
-  }
-  return MedianOf(ns);
-}
-
-NodeDef NoOpDef(const std::string& name, std::vector<std::string> inputs) {
-  NodeDef d;
-  d.name = name;
-  d.op = "NoOp";
-  d.inputs = std::move(inputs);
-  return d;
 }
 
 }  // namespace
@@ -151,36 +142,6 @@ double LoadAverage1m() {
   double load = -1;
   if (!(in >> load)) return -1;
   return load;
-}
-
-StatusOr<ProfileExecutor> MeasureExecutorCosts(int threads, int runs) {
-  constexpr int kNodes = 200;
-  GraphDef def;
-  def.nodes.push_back(NoOpDef("single", {}));
-  // A chain (each node made ready by its predecessor) and a fan-out (independent nodes).
-  def.nodes.push_back(NoOpDef("chain_0", {}));
-  for (int i = 1; i < kNodes; ++i)
-    def.nodes.push_back(NoOpDef("chain_" + std::to_string(i), {"^chain_" + std::to_string(i - 1)}));
-  def.nodes.push_back(NoOpDef("fan_root", {}));
-  std::vector<std::string> leaves;
-  for (int i = 0; i < kNodes; ++i) {
-    def.nodes.push_back(NoOpDef("fan_" + std::to_string(i), {"^fan_root"}));
-    leaves.push_back("^fan_" + std::to_string(i));
-  }
-  def.nodes.push_back(NoOpDef("fan_sink", leaves));
-  SessionOptions so;
-  so.device_options.threads_per_cpu = threads;
-  ASSIGN_OR_RETURN(auto session, Session::Create(so));
-  RETURN_IF_ERROR(session->Extend(def));
-  ProfileExecutor e;
-  e.threads = threads;
-  ASSIGN_OR_RETURN(e.per_step_ns, MedianRunNs(session.get(), {"single"}, runs));
-  ASSIGN_OR_RETURN(double chain, MedianRunNs(session.get(), {"chain_" + std::to_string(kNodes - 1)},
-                                             runs));
-  ASSIGN_OR_RETURN(double fan, MedianRunNs(session.get(), {"fan_sink"}, runs));
-  e.per_node_inline_ns = std::max(0.0, (chain - e.per_step_ns) / (kNodes - 1));
-  e.per_node_pool_ns = std::max(0.0, (fan - e.per_step_ns) / (kNodes + 1));
-  return e;
 }
 
 StatusOr<Profile> RecordProfile(const ProfileOptions& o, const ProfileLog& log) {
@@ -194,7 +155,10 @@ StatusOr<Profile> RecordProfile(const ProfileOptions& o, const ProfileLog& log) 
       log("executor, threads " + std::to_string(threads) + ": per step " +
           std::to_string(e.per_step_ns / 1e3) + " us, per node inline " +
           std::to_string(e.per_node_inline_ns / 1e3) + " us, through the pool " +
-          std::to_string(e.per_node_pool_ns / 1e3) + " us");
+          std::to_string(e.per_node_pool_ns / 1e3) + " us; with kernels, a feed and a fetch: " +
+          "per Run " + std::to_string(e.run_ns / 1e3) + " us, per node " +
+          std::to_string(e.node_gap_ns / 1e3) + " us, per hand-off " +
+          std::to_string(e.handoff_ns / 1e3) + " us");
     for (const std::string& model : o.models)
       for (int64_t batch : o.batch_sizes)
         RETURN_IF_ERROR(ProfileConfiguration(o, model, batch, threads, &p, log));

@@ -8,7 +8,7 @@
 // whose sum of node times lies between the 20th and 80th percentile (dropping preempted steps
 // of a shared machine), with the node's FLOPs and bytes from the analytic cost model over the
 // shapes of BuildModelGraph(model, batch) (the same builder, so the same node names).
-// Per thread count, the executor's fixed costs on null graphs (ProfileExecutor).
+// Per thread count, the executor's fixed costs (sim/executor_cost_probe.h).
 //
 // With devices "gpu:1" (issue 21) the benchmark runs the model on the GPU (input and feeds on
 // the CPU, as `flowbench benchmark --devices gpu:1`) and the profile records the GPU's
@@ -47,9 +47,6 @@ using ProfileLog = std::function<void(const std::string&)>;
 // anything is measured; those of RunBenchmark (NotFound naming an unknown model), of the trace
 // reader and of BuildModelGraph.
 StatusOr<Profile> RecordProfile(const ProfileOptions& options, const ProfileLog& log = {});
-
-// The executor's fixed costs with `threads` threads (null graphs of NoOps, medians of `runs`).
-StatusOr<ProfileExecutor> MeasureExecutorCosts(int threads, int runs = 200);
 
 // The 1-minute load average (/proc/loadavg), or -1 when unavailable.
 double LoadAverage1m();

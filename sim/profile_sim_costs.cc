@@ -6,30 +6,42 @@
 #include <set>
 #include <sstream>
 
+#include "engine/runtime/executor.h"
 #include "engine/trace/trace_summary.h"
+#include "sim/executor_handoffs.h"
 #include "sim/profile_cost_model.h"
 
 namespace fb::sim {
 
-Status ParseProfileSpec(const std::string& spec, std::string* path, int* threads) {
+// "FILE" after "profile:", then ",threads=N" and ",step-costs=on|off" in any order.
+StatusOr<ProfileSpec> ParseProfileSpec(const std::string& spec) {
   if (spec.rfind("profile:", 0) != 0)
     return InvalidArgument("--cost-model '", spec, "': expected profile:FILE[,threads=N]");
+  ProfileSpec out;
   std::string rest = spec.substr(std::string("profile:").size());
-  *threads = 0;
-  const size_t comma = rest.rfind(",threads=");
-  if (comma != std::string::npos) {
-    const std::string n = rest.substr(comma + 9);
-    char* end = nullptr;
-    const long v = std::strtol(n.c_str(), &end, 10);
-    if (n.empty() || *end != '\0' || v < 1 || v > 4096)
-      return InvalidArgument("--cost-model '", spec, "': threads must be an integer in [1, 4096], "
-                             "got '", n, "'");
-    *threads = static_cast<int>(v);
-    rest = rest.substr(0, comma);
+  for (size_t comma; (comma = rest.rfind(',')) != std::string::npos; rest.resize(comma)) {
+    const std::string option = rest.substr(comma + 1);
+    if (option.rfind("threads=", 0) == 0) {
+      const std::string n = option.substr(8);
+      char* end = nullptr;
+      const long v = std::strtol(n.c_str(), &end, 10);
+      if (n.empty() || *end != '\0' || v < 1 || v > 4096)
+        return InvalidArgument("--cost-model '", spec, "': threads must be an integer in [1, ",
+                               "4096], got '", n, "'");
+      out.threads = static_cast<int>(v);
+    } else if (option.rfind("step-costs=", 0) == 0) {
+      const std::string v = option.substr(11);
+      if (v != "on" && v != "off")
+        return InvalidArgument("--cost-model '", spec, "': step-costs must be on or off, got '",
+                               v, "'");
+      out.step_costs = v == "on";
+    } else {
+      break;  // part of the file name
+    }
   }
   if (rest.empty()) return InvalidArgument("--cost-model '", spec, "': expected profile:FILE");
-  *path = rest;
-  return Status::OK();
+  out.path = rest;
+  return out;
 }
 
 namespace {
@@ -49,7 +61,8 @@ bool FullyKnown(const std::vector<PartialShape>& shapes) {
 
 // Counts of the nodes of `g` by prediction source, and the unprofiled op types.
 std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel& pm,
-                     const std::string& model, const ProfileCostModel::StepCorrection& step) {
+                     const std::string& model, const ProfileCostModel::StepCorrection& step,
+                     size_t handoffs) {
   int counts[3] = {0, 0, 0};
   std::set<std::string> unprofiled;
   for (Node* n : g.nodes()) {
@@ -58,7 +71,14 @@ std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel
     if (p.source == ProfilePrediction::Source::kUnprofiled) unprofiled.insert(n->op());
   }
   std::ostringstream s;
-  s << "threads " << pm.threads() << "; step correction " << step.step_overhead_ns * 1e-6
+  s << "threads " << pm.threads() << "; ";
+  if (pm.uses_step_costs())
+    s << "executor overheads measured: " << pm.StepFixedNs(step) * 1e-3 << " us per step, "
+      << pm.NodeOverheadNs(false) * 1e-3 << " us per node, +" << pm.executor().handoff_ns * 1e-3
+      << " us per hand-off (" << handoffs << " nodes handed off); ";
+  else
+    s << "executor overheads not measured (schema-1 profile or step-costs=off); ";
+  s << "step correction " << step.step_overhead_ns * 1e-6
     << " ms + " << step.node_time_factor * 100 << "% of node time from "
     << step.configurations << " configurations of "
     << (model.empty() ? "every profiled model" : "'" + model + "'")
@@ -78,12 +98,11 @@ std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel
 StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
                                               const std::map<std::string, TensorShape>& feed_shapes,
                                               const std::string& spec) {
-  std::string path;
-  int threads = 1;
-  RETURN_IF_ERROR(ParseProfileSpec(spec, &path, &threads));
-  ASSIGN_OR_RETURN(Profile profile, ReadProfile(path));
-  if (threads == 0) threads = DefaultThreads(profile);
-  ASSIGN_OR_RETURN(ProfileCostModel pm, ProfileCostModel::Create(profile, threads, path));
+  ASSIGN_OR_RETURN(ProfileSpec ps, ParseProfileSpec(spec));
+  ASSIGN_OR_RETURN(Profile profile, ReadProfile(ps.path));
+  if (ps.threads == 0) ps.threads = DefaultThreads(profile);
+  ASSIGN_OR_RETURN(ProfileCostModel pm,
+                   ProfileCostModel::Create(profile, ps.threads, ps.path, ps.step_costs));
   auto profile_model = std::make_shared<const ProfileCostModel>(std::move(pm));
   CostModelOptions options;
   options.feed_shapes = feed_shapes;
@@ -93,14 +112,23 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
   for (Node* n : g.nodes()) names.push_back(n->name());
   const std::string model_name = profile_model->MatchingModel(names);
   const ProfileCostModel::StepCorrection step = profile_model->Correction(model_name);
+  // Expensive as the executor decides it: a kernel time above kInexpensiveNs.
+  ASSIGN_OR_RETURN(std::set<std::string> handed_off_set,
+                   HandedOffNodes(g, [&](const Node& n) {
+                     return profile_model->Predict(n.op(), n.name(), cm->Work(n)).time_ns >
+                            Executor::kInexpensiveNs;
+                   }));
+  auto handed_off = std::make_shared<const std::set<std::string>>(std::move(handed_off_set));
   CostModelHandle h;
   h.model = cm;
   h.description = spec + " (" + profile.device_type + " " +
                   (profile.device.empty() ? "" : "'" + profile.device + "' ") + profile.mode +
-                  " steps; " + Coverage(g, *cm, *profile_model, model_name, step) + ")";
+                  " steps; " +
+                  Coverage(g, *cm, *profile_model, model_name, step, handed_off->size()) + ")";
   const Graph* graph = &g;
   const double node_scale = 1 + step.node_time_factor;
-  h.costs.compute_s = [cm, graph, profile_model, node_scale](const Node& n, const DeviceDesc& d) {
+  h.costs.compute_s = [cm, graph, profile_model, node_scale, handed_off](const Node& n,
+                                                                         const DeviceDesc& d) {
     const Node* orig = graph->FindNode(n.name());
     if (orig == nullptr) return 0.0;
     const OpWork& work = cm->Work(*orig);
@@ -108,15 +136,14 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
     const double ns = p.source == ProfilePrediction::Source::kUnprofiled
                           ? AnalyticComputeNs(work, d)
                           : p.time_ns * node_scale +
-                                profile_model->executor().per_node_inline_ns;
+                                profile_model->NodeOverheadNs(handed_off->count(n.name()) > 0);
     return ns * 1e-9;
   };
   h.costs.output_bytes = [cm, graph](const Node& n, int port) -> int64_t {
     const Node* orig = graph->FindNode(n.name());
     return orig ? cm->OutputBytes(*orig, port) : 0;
   };
-  const double step_s =
-      (profile_model->executor().per_step_ns + step.step_overhead_ns) * 1e-9;
+  const double step_s = profile_model->StepFixedNs(step) * 1e-9;
   h.costs.dispatch_s = [step_s](const std::string&) { return step_s; };
   return h;
 }

@@ -3,11 +3,14 @@
 // configuration check of the measured one:
 //   profile   each node's time from its op type and shapes through ProfileCostModel
 //             (sim/profile_cost_model.h) with the profile's points of N threads (default 1),
-//             plus the executor's fixed costs of the profile: per_node_inline_ns added to every
-//             node, per_step_ns plus the step correction (ProfileCostModel::step_overhead_ns)
-//             as each device's dispatch latency, nodes scaled by 1 + node_time_factor. Op
-//             types the profile never measured fall back to the analytic roofline of the
-//             platform's device. The
+//             scaled by 1 + node_time_factor, plus the executor's overheads
+//             (ProfileCostModel::NodeOverheadNs: node_gap_ns, and handoff_ns for the nodes
+//             sim/executor_handoffs.h finds handed to another thread, a kernel being expensive
+//             when its predicted time exceeds Executor::kInexpensiveNs) and, as each device's
+//             dispatch latency, ProfileCostModel::StepFixedNs (run_ns). A schema-1 profile or
+//             step-costs=off: schema 1's per_node_inline_ns per node and per_step_ns plus the
+//             fitted step correction per step. Op types the profile never measured fall back to
+//             the analytic roofline of the platform's device. The
 //             description says how many nodes were interpolated, extrapolated and unprofiled.
 //   measured  a trace answers only for the configuration it ran: CheckTraceConfiguration
 //             compares, node by node, the output bytes the trace recorded with the simulated
@@ -21,14 +24,23 @@
 
 namespace fb::sim {
 
-// Splits "profile:FILE[,threads=N]" into FILE and N (0 when not given). InvalidArgument quoting
-// `spec` for another prefix, an empty FILE or N not an integer in [1, 4096].
-Status ParseProfileSpec(const std::string& spec, std::string* path, int* threads);
+// "profile:FILE" followed, in any order, by ",threads=N" (0 when not given: the profile's thread
+// count when it holds one, else 1) and ",step-costs=on|off" (off: ignore the measured executor
+// overheads, for comparison).
+struct ProfileSpec {
+  std::string path;
+  int threads = 0;
+  bool step_costs = true;
+};
 
-// `spec` is "profile:FILE" or "profile:FILE,threads=N" (without N: the profile's thread count
-// when it holds one, else 1). The description names the profiled device and mode. Errors: InvalidArgument for a bad
-// threads suffix or a thread count the profile lacks (naming the file); those of ReadProfile
-// (naming the file) and of CostModel::Create (naming the node).
+// InvalidArgument quoting `spec` for another prefix, an empty FILE, N not an integer in
+// [1, 4096] or a step-costs value other than on/off.
+StatusOr<ProfileSpec> ParseProfileSpec(const std::string& spec);
+
+// `spec` as ParseProfileSpec reads it. The description names the profiled device and mode.
+// Errors: those of ParseProfileSpec, InvalidArgument for a thread count the profile lacks
+// (naming the file); those of ReadProfile (naming the file), of CostModel::Create (naming the
+// node) and of HandedOffNodes.
 StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
                                               const std::map<std::string, TensorShape>& feed_shapes,
                                               const std::string& spec);
