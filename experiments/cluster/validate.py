@@ -190,12 +190,11 @@ def dist_train(args, links):
             feeds_as_placeholders(graph, args.model)
             plat = sim.platform(args.hosts, link)
             common = ["--graph", graph, "--platform", plat, "--batch", str(args.batch)]
-            pred, _ = sim.median_ms(common + ["--cost-model", "measured:" + one], "pred_" + tag)
+            pred, pm = sim.median_ms(common + ["--cost-model", "measured:" + one], "pred_" + tag)
+            one_host = pm["validation"]["measured_median_step_time_s"]  # the one-host run's step
             # The emulated run's own trace: its median step (and, for reference, its replay).
             own, m = sim.median_ms(common + ["--cost-model", "measured:" + emu], "own_" + tag)
             measured = m["validation"]["measured_median_step_time_s"] * 1e3
-            one_host = sim.median_ms(common + ["--cost-model", "measured:" + one],
-                                     "one_" + tag)[1]["validation"]["measured_median_step_time_s"]
             rows.append({"case": f"{args.model} sync", "link": ":".join(link),
                          "workers": args.hosts - 1, "repeat": rep, "measured_ms": round(measured, 3),
                          "predicted_ms": round(pred, 3), "error": round(pred / measured - 1, 4),
