@@ -5,6 +5,7 @@ the same job measured across hosts in network namespaces (scripts/cluster) and p
 
   experiments/cluster/validate.py null-step --hosts 4 --links 1gbit:1ms,1gbit:5ms [--models scalar]
   experiments/cluster/validate.py dist-train --hosts 4 --links 100mbit:1ms [--model lenet]
+  experiments/cluster/validate.py allreduce --hosts 8 --links 100mbit:1ms --model mlp --steps 5
 
 null-step   flowbench-mpi-null-step (rank 0 the ps and master, ranks 1.. workers; every worker
             count 1..hosts-1 in one run) against `flowbench sim` of the same exchange
@@ -15,6 +16,10 @@ dist-train  `flowbench dist-train --mode sync --cluster ps=1,worker=hosts-1`, tr
             same number of ranks sharing the CPU); its exported graph is replayed on the emulated
             platform (`--cost-model measured:ONE_HOST.h5`). The measured step is the median step
             of the run on the emulated hosts (its own trace).
+allreduce   `flowbench dist-train --mode allreduce --cluster worker=hosts` (one fused
+            MPI_Iallreduce of the gradients per step; per-step time from two run lengths)
+            against `flowbench sim --mode allreduce --ranks hosts` with the costs of a
+            single-process trace (`flowbench train --threads 1`).
 
 Every link configuration RATE:DELAY in --links is measured in turn (`scripts/cluster set` changes
 the links live), --repeats times, alternating, so that the drift of a shared machine hits all of
@@ -217,6 +222,57 @@ def dist_train(args, links):
     return rows
 
 
+# ---- allreduce ------------------------------------------------------------------------------
+
+def allreduce_wall_s(args, steps, tag):
+    metrics = os.path.join(args.out, f"allreduce_{tag}_{steps}.json")
+    cmd = [os.path.join(args.build_dir, "flowbench"), "dist-train", "--model", args.model,
+           "--cluster", f"worker={args.hosts}", "--mode", "allreduce", "--steps", str(steps),
+           "--batch", str(args.batch), "--lr", "0.05", "--metrics-json", metrics]
+    cluster_mpirun(cmd, timeout=120 + 5 * steps)
+    with open(metrics) as f:
+        return json.load(f)["wall_s"]
+
+
+def allreduce(args, links):
+    """dist-train --mode allreduce on every host (dist-train does not time allreduce steps: the
+    step is (wall(3 x S) - wall(S)) / (2 x S)) against `flowbench sim --mode allreduce` with the
+    costs of a single-process trace (`flowbench train`, one thread)."""
+    sim = Sim(args)
+    trace = os.path.join(args.out, f"single_{args.model}.h5")
+    run([sim.flowbench, "train", "--model", args.model, "--batch", str(args.batch), "--threads",
+         "1", "--max-steps", "60", "--trace", trace, "--trace-steps", "40"], "flowbench train")
+    preds = {}
+    for link in links:
+        plat = os.path.join(args.out, f"emulated_ar_{args.hosts}_{link[0]}_{link[1]}.xml")
+        run([sim.flowbench, "sim-platform",
+             f"emulated:{args.hosts}:{link[0]}:{link[1]}:star:worker={args.hosts}", plat],
+            "flowbench sim-platform")
+        preds[link], m = sim.median_ms(
+            ["--model", args.model, "--batch", str(args.batch), "--platform", plat, "--mode",
+             "allreduce", "--ranks", str(args.hosts), "--cost-model", "measured:" + trace],
+            f"allreduce_{link[0]}_{link[1]}")
+        print(f"predicted {preds[link]:.2f} ms ({m.get('allreduce_algorithm')})", flush=True)
+    rows = []
+    for rep in range(args.repeats):
+        for link in links:
+            cluster("set", "--bandwidth", link[0], "--latency", link[1])
+            tag = f"{link[0]}_{link[1]}_{rep}"
+            before = load()
+            short = allreduce_wall_s(args, args.steps, tag)
+            long = allreduce_wall_s(args, 3 * args.steps, tag)
+            where = f"{before}-{load()}"
+            measured = (long - short) / (2 * args.steps) * 1e3
+            p = preds[link]
+            rows.append({"case": f"{args.model} allreduce", "link": ":".join(link),
+                         "workers": args.hosts, "repeat": rep, "measured_ms": round(measured, 3),
+                         "predicted_ms": round(p, 3), "error": round(p / measured - 1, 4),
+                         "load": where})
+            print(f"{args.model} allreduce {':'.join(link)} rep {rep}: measured {measured:.2f} ms, "
+                  f"predicted {p:.2f} ms, load {where}", flush=True)
+    return rows
+
+
 # ---- report ---------------------------------------------------------------------------------
 
 def report(args, rows, links):
@@ -257,7 +313,7 @@ def report(args, rows, links):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=["null-step", "dist-train"])
+    p.add_argument("mode", choices=["null-step", "dist-train", "allreduce"])
     p.add_argument("--hosts", type=int, default=4, help="emulated hosts = MPI ranks")
     p.add_argument("--links", default="1gbit:1ms", help="comma-separated RATE:DELAY")
     p.add_argument("--repeats", type=int, default=3)
@@ -280,7 +336,8 @@ def main():
         links = [parse_link(t) for t in args.links.split(",")]
         print(f"load average at the start: {'%.1f %.1f %.1f' % os.getloadavg()}", flush=True)
         cluster("up", str(args.hosts), "--bandwidth", links[0][0], "--latency", links[0][1])
-        rows = null_step(args, links) if args.mode == "null-step" else dist_train(args, links)
+        rows = {"null-step": null_step, "dist-train": dist_train,
+                "allreduce": allreduce}[args.mode](args, links)
         if report(args, rows, links) and args.fail_on_miss:
             status = 1
     except RunError as e:
