@@ -46,7 +46,8 @@ FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
   static mpi::DistTrainOptions options;
   auto* o = &options;
   cmd->add_option("--cluster", o->cluster, "Jobs in rank order, e.g. ps=1,worker=3");
-  cmd->add_option("--model", o->model, "linear | lenet | mlp (Fashion-MNIST)")->capture_default_str();
+  cmd->add_option("--model", o->model,
+                  "linear | lenet | mlp (Fashion-MNIST) | alexnet ... (synthetic data)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Weight initialisation seed (lenet, mlp)")
       ->check(IntRange(0, INT64_MAX))->capture_default_str();
   cmd->add_option("--mode", o->mode, "sync | async | backup | allreduce")->capture_default_str();

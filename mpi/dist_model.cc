@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "datasets/fashion_mnist.h"
+#include "datasets/synthetic.h"
 #include "engine/client/array_ops.h"
 #include "engine/client/math_ops.h"
 #include "engine/client/nn_ops.h"
@@ -112,14 +113,30 @@ class ClassifierDistModel : public DistModel {
 
 StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features, int64_t seed) {
   if (name == "linear") return std::unique_ptr<DistModel>(new LinearDistModel(features));
-  if (name != "lenet" && name != "mlp")
-    return InvalidArgument("dist-train: unknown model '", name, "' (linear, lenet, mlp)");
-  ASSIGN_OR_RETURN(experiments::ForwardFn forward, experiments::LookupForward(name));
-  ASSIGN_OR_RETURN(auto train, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTrain));
-  ASSIGN_OR_RETURN(auto test, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTest));
+  StatusOr<experiments::ForwardFn> forward = experiments::LookupForward(name);
+  if (!forward.ok())
+    return InvalidArgument("dist-train: unknown model '", name,
+                           "' (linear, lenet, mlp, or a registered image model such as alexnet)");
   experiments::ModelOptions o;
   o.seed = seed;
-  return std::unique_ptr<DistModel>(new ClassifierDistModel(std::move(forward), o, train, test));
+  if (name == "lenet" || name == "mlp") {
+    ASSIGN_OR_RETURN(auto train, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTrain));
+    ASSIGN_OR_RETURN(auto test, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTest));
+    return std::unique_ptr<DistModel>(new ClassifierDistModel(*std::move(forward), o, train, test));
+  }
+  // Other image models (alexnet: 227x227x3, 1000 classes) do not take Fashion-MNIST's 28x28x1
+  // images: their registered input shape and classes, on synthetic data (datasets/synthetic.h).
+  ASSIGN_OR_RETURN(o, experiments::WithModelDefaults(name, o));
+  datasets::SyntheticOptions d;
+  d.image_shape = o.image_shape;
+  d.num_classes = o.num_classes;
+  d.seed = static_cast<uint64_t>(seed);
+  d.num_examples = kSyntheticTrainExamples;
+  ASSIGN_OR_RETURN(auto train, datasets::MakeSyntheticDataset(d));
+  d.split = 1;
+  d.num_examples = kSyntheticTestExamples;
+  ASSIGN_OR_RETURN(auto test, datasets::MakeSyntheticDataset(d));
+  return std::unique_ptr<DistModel>(new ClassifierDistModel(*std::move(forward), o, train, test));
 }
 
 }  // namespace fb::mpi

@@ -38,8 +38,14 @@ class DistModel {
       const RunFn& run, const std::vector<std::string>& variable_values) const = 0;
 };
 
-// `name` is linear, lenet or mlp (InvalidArgument otherwise); `features` is linear's input width,
-// `seed` the classifiers' initialisation. Errors of loading Fashion-MNIST name the file.
+// `name` is linear, lenet, mlp (Fashion-MNIST) or another image model registered with
+// FB_REGISTER_MODEL (e.g. alexnet: its registered input shape and class count, on synthetic
+// data of kSyntheticTrainExamples training and kSyntheticTestExamples held-out examples);
+// InvalidArgument naming `name` otherwise. `features` is linear's input width, `seed` the
+// classifiers' initialisation and the synthetic data's. Errors of loading Fashion-MNIST name the
+// file.
+inline constexpr int64_t kSyntheticTrainExamples = 64;
+inline constexpr int64_t kSyntheticTestExamples = 8;
 StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features, int64_t seed);
 
 }  // namespace fb::mpi

@@ -162,7 +162,8 @@ def null_step(args, links):
 
 MPIRUN_ONE_HOST = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
 FEED_SHAPES = {"lenet": {"images": [-1, 28, 28, 1], "labels": [-1]},
-               "mlp": {"images": [-1, 28, 28, 1], "labels": [-1]}}
+               "mlp": {"images": [-1, 28, 28, 1], "labels": [-1]},
+               "alexnet": {"images": [-1, 227, 227, 3], "labels": [-1]}}
 
 
 def feeds_as_placeholders(graph_path, model):
