@@ -1,5 +1,6 @@
 #include "mpi/dist_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "datasets/fashion_mnist.h"
@@ -111,7 +112,8 @@ class ClassifierDistModel : public DistModel {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features, int64_t seed) {
+StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features, int64_t seed,
+                                                   int64_t batch) {
   if (name == "linear") return std::unique_ptr<DistModel>(new LinearDistModel(features));
   StatusOr<experiments::ForwardFn> forward = experiments::LookupForward(name);
   if (!forward.ok())
@@ -122,6 +124,9 @@ StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int 
   if (name == "lenet" || name == "mlp") {
     ASSIGN_OR_RETURN(auto train, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTrain));
     ASSIGN_OR_RETURN(auto test, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTest));
+    if (batch > train->size())
+      return InvalidArgument("dist-train: --batch ", batch, " exceeds the ", train->size(),
+                             " training examples of Fashion-MNIST (model ", name, ")");
     return std::unique_ptr<DistModel>(new ClassifierDistModel(*std::move(forward), o, train, test));
   }
   // Other image models (alexnet: 227x227x3, 1000 classes) do not take Fashion-MNIST's 28x28x1
@@ -131,7 +136,13 @@ StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int 
   d.image_shape = o.image_shape;
   d.num_classes = o.num_classes;
   d.seed = static_cast<uint64_t>(seed);
-  d.num_examples = kSyntheticTrainExamples;
+  d.num_examples = std::max(kSyntheticTrainExamples, batch);  // at least one whole batch
+  int64_t example_bytes = 4;
+  for (int64_t dim : d.image_shape) example_bytes *= dim;
+  if (d.num_examples * example_bytes > kMaxSyntheticBytes)
+    return InvalidArgument("dist-train: --batch ", batch, " of ", name, "'s synthetic images needs ",
+                           d.num_examples * example_bytes, " bytes per rank, more than ",
+                           kMaxSyntheticBytes);
   ASSIGN_OR_RETURN(auto train, datasets::MakeSyntheticDataset(d));
   d.split = 1;
   d.num_examples = kSyntheticTestExamples;

@@ -40,12 +40,18 @@ class DistModel {
 
 // `name` is linear, lenet, mlp (Fashion-MNIST) or another image model registered with
 // FB_REGISTER_MODEL (e.g. alexnet: its registered input shape and class count, on synthetic
-// data of kSyntheticTrainExamples training and kSyntheticTestExamples held-out examples);
-// InvalidArgument naming `name` otherwise. `features` is linear's input width, `seed` the
-// classifiers' initialisation and the synthetic data's. Errors of loading Fashion-MNIST name the
-// file.
+// data of max(kSyntheticTrainExamples, batch) training and kSyntheticTestExamples held-out
+// examples); InvalidArgument naming `name` otherwise. `features` is linear's input width, `seed`
+// the classifiers' initialisation and the synthetic data's, `batch` the examples per replica and
+// step (InvalidArgument naming --batch when Fashion-MNIST has fewer, or when the synthetic
+// data would exceed kMaxSyntheticBytes). Errors of loading
+// Fashion-MNIST name the file.
 inline constexpr int64_t kSyntheticTrainExamples = 64;
 inline constexpr int64_t kSyntheticTestExamples = 8;
-StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features, int64_t seed);
+// A synthetic training set larger than this (bytes per rank) is refused (InvalidArgument naming
+// --batch): AlexNet's 227x227x3 floats are 618 KB an example.
+inline constexpr int64_t kMaxSyntheticBytes = int64_t{2} << 30;
+StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features, int64_t seed,
+                                                   int64_t batch = 1);
 
 }  // namespace fb::mpi

@@ -89,7 +89,7 @@ struct Trainer {
 };
 
 Status RunAllreduce(const DistTrainOptions& o) {
-  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed));
+  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed, o.batch_per_replica));
   Trainer t{o, *model};
   Scope root = Scope::NewRootScope();
   DataParallelGraph g = BuildAllreduceReplica(root, model->Fns(), o.learning_rate);
@@ -200,7 +200,7 @@ Status RunWithParameterServers(const DistTrainOptions& o, const ClusterSpec& clu
   }
   // The master first: once it exists, any error below still shuts the workers down.
   ASSIGN_OR_RETURN(auto master, Master::Create(cluster));
-  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed));
+  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed, o.batch_per_replica));
   Trainer t{o, *model};
   Scope root = Scope::NewRootScope();
   ASSIGN_OR_RETURN(DataParallelGraph g, BuildPsGraph(o, cluster, root, model->Fns()));

@@ -32,6 +32,24 @@ TEST_CASE("dist-train builds AlexNet on synthetic 227x227x3 images of 1000 class
   CHECK(inits.size() == 16);
 }
 
+// A batch larger than the training set used to divide by zero batches in ReplicaFeeds.
+TEST_CASE("dist-train's synthetic data hold a whole batch and Fashion-MNIST's reject a larger one",
+          "[mpi]") {
+  auto alexnet = MakeDistModel("alexnet", 8, 1, 100);
+  INFO(alexnet.status().ToString());
+  REQUIRE(alexnet.ok());
+  const Feeds feeds = (*alexnet)->ReplicaFeeds(0, 5, 0, 1, 100);
+  REQUIRE(feeds.size() == 2);
+  CHECK(feeds[0].second.shape() == TensorShape({100, 227, 227, 3}));
+  auto huge = MakeDistModel("alexnet", 8, 1, 65536);  // 40 GB of images: refused, not allocated
+  REQUIRE_FALSE(huge.ok());
+  CHECK_THAT(huge.status().message(), Catch::Contains("--batch 65536"));
+  auto lenet = MakeDistModel("lenet", 8, 1, 60001);
+  REQUIRE_FALSE(lenet.ok());
+  CHECK_THAT(lenet.status().message(), Catch::Contains("--batch 60001"));
+  CHECK_THAT(lenet.status().message(), Catch::Contains("60000"));
+}
+
 TEST_CASE("dist-train names an unknown model and the ones it knows", "[mpi]") {
   auto model = MakeDistModel("nosuch", 8, 1);
   REQUIRE_FALSE(model.ok());
