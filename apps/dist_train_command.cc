@@ -47,7 +47,8 @@ FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
   auto* o = &options;
   cmd->add_option("--cluster", o->cluster, "Jobs in rank order, e.g. ps=1,worker=3");
   cmd->add_option("--model", o->model,
-                  "linear | lenet | mlp (Fashion-MNIST) | lstm_lm_word | lstm_lm_word_sampled")
+                  "linear | lenet | mlp (Fashion-MNIST) | lstm_lm_word | lstm_lm_word_sampled | "
+                  "alexnet ... (synthetic data)")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Weight initialisation seed (lenet, mlp)")
       ->check(IntRange(0, INT64_MAX))->capture_default_str();

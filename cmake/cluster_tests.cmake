@@ -8,7 +8,7 @@ set(FB_ON_CLUSTER ${PROJECT_SOURCE_DIR}/tests/cluster/on_cluster.sh)
 set(FB_CLUSTER_TEST_ENV ${FB_MPI_TEST_ENV})
 if(FLOWBENCH_SANITIZE)
   # Sanitized binaries copy and check every byte: a bandwidth they reach says nothing about the
-  # links, so the bandwidth check reports skipped there (the other checks still run).
+  # links, so the bandwidth and timed simulator checks report skipped there (the others run).
   list(APPEND FB_CLUSTER_TEST_ENV "FB_CLUSTER_SANITIZED=1")
 endif()
 add_test(NAME cluster_sync_lenet_3hosts
@@ -17,9 +17,13 @@ add_test(NAME cluster_bandwidth_2hosts_1gbit
          COMMAND ${FB_ON_CLUSTER} bandwidth 2 1gbit ${PROJECT_BINARY_DIR})
 add_test(NAME cluster_link_down_supervise
          COMMAND ${FB_ON_CLUSTER} link-down 4 1gbit ${PROJECT_BINARY_DIR})
+# The simulator against a network-bound step measured across 2 hosts at 100 Mbit/s (~20 s).
+add_test(NAME cluster_sim_null_step_2hosts_100mbit
+         COMMAND ${FB_ON_CLUSTER} sim-null-step 2 100mbit ${PROJECT_BINARY_DIR})
+# Label "cluster": `ctest -LE cluster` leaves them out where namespaces are not wanted.
 set_tests_properties(cluster_sync_lenet_3hosts cluster_bandwidth_2hosts_1gbit
-                     cluster_link_down_supervise PROPERTIES
-                     SKIP_RETURN_CODE 77 RUN_SERIAL TRUE TIMEOUT 300
+                     cluster_link_down_supervise cluster_sim_null_step_2hosts_100mbit PROPERTIES
+                     LABELS cluster SKIP_RETURN_CODE 77 RUN_SERIAL TRUE TIMEOUT 300
                      ENVIRONMENT "${FB_CLUSTER_TEST_ENV}")
 # One retry inside on_cluster.sh (two attempts of up to 240 s each).
 set_tests_properties(cluster_link_down_supervise PROPERTIES TIMEOUT 600)

@@ -52,7 +52,7 @@ add_test(NAME mpi_dist_train_unknown_model
 set_tests_properties(mpi_dist_train_trace_needs_sync PROPERTIES TIMEOUT 120 ENVIRONMENT "${FB_MPI_TEST_ENV}"
                      PASS_REGULAR_EXPRESSION "--trace and --export-graph need mode sync, not 'async'")
 set_tests_properties(mpi_dist_train_unknown_model PROPERTIES TIMEOUT 120 ENVIRONMENT "${FB_MPI_TEST_ENV}"
-                     PASS_REGULAR_EXPRESSION "unknown model 'resnet' \\(linear, lenet, mlp, lstm_lm_word, lstm_lm_word_sampled\\)")
+                     PASS_REGULAR_EXPRESSION "unknown model 'resnet' \\(linear, lenet, mlp, lstm_lm_word, lstm_lm_word_sampled, or a registered image model")
 
 
 # Rank 0 writes --metrics-json (the old spelling --batch still works).

@@ -1,8 +1,10 @@
 #include "mpi/dist_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "datasets/fashion_mnist.h"
+#include "datasets/synthetic.h"
 #include "engine/client/array_ops.h"
 #include "engine/client/math_ops.h"
 #include "engine/client/nn_ops.h"
@@ -111,19 +113,44 @@ class ClassifierDistModel : public DistModel {
 }  // namespace
 
 StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features,
-                                                   int64_t seed, const WordLmDistOptions& word_lm) {
+                                                   int64_t seed, int64_t batch,
+                                                   const WordLmDistOptions& word_lm) {
   if (name == "linear") return std::unique_ptr<DistModel>(new LinearDistModel(features));
   if (IsWordLmDistModel(name)) return MakeWordLmDistModel(name, word_lm, seed);
-  if (name != "lenet" && name != "mlp") {
+  StatusOr<experiments::ForwardFn> forward = experiments::LookupForward(name);
+  if (!forward.ok())
     return InvalidArgument("dist-train: unknown model '", name,
-                           "' (linear, lenet, mlp, lstm_lm_word, lstm_lm_word_sampled)");
-  }
-  ASSIGN_OR_RETURN(experiments::ForwardFn forward, experiments::LookupForward(name));
-  ASSIGN_OR_RETURN(auto train, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTrain));
-  ASSIGN_OR_RETURN(auto test, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTest));
+                           "' (linear, lenet, mlp, lstm_lm_word, lstm_lm_word_sampled, or a "
+                           "registered image model such as alexnet)");
   experiments::ModelOptions o;
   o.seed = seed;
-  return std::unique_ptr<DistModel>(new ClassifierDistModel(std::move(forward), o, train, test));
+  if (name == "lenet" || name == "mlp") {
+    ASSIGN_OR_RETURN(auto train, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTrain));
+    ASSIGN_OR_RETURN(auto test, datasets::LoadMnistFormat(datasets::kFashionMnistDir, datasets::Split::kTest));
+    if (batch > train->size())
+      return InvalidArgument("dist-train: --batch ", batch, " exceeds the ", train->size(),
+                             " training examples of Fashion-MNIST (model ", name, ")");
+    return std::unique_ptr<DistModel>(new ClassifierDistModel(*std::move(forward), o, train, test));
+  }
+  // Other image models (alexnet: 227x227x3, 1000 classes) do not take Fashion-MNIST's 28x28x1
+  // images: their registered input shape and classes, on synthetic data (datasets/synthetic.h).
+  ASSIGN_OR_RETURN(o, experiments::WithModelDefaults(name, o));
+  datasets::SyntheticOptions d;
+  d.image_shape = o.image_shape;
+  d.num_classes = o.num_classes;
+  d.seed = static_cast<uint64_t>(seed);
+  d.num_examples = std::max(kSyntheticTrainExamples, batch);  // at least one whole batch
+  int64_t example_bytes = 4;
+  for (int64_t dim : d.image_shape) example_bytes *= dim;
+  if (d.num_examples * example_bytes > kMaxSyntheticBytes)
+    return InvalidArgument("dist-train: --batch ", batch, " of ", name, "'s synthetic images needs ",
+                           d.num_examples * example_bytes, " bytes per rank, more than ",
+                           kMaxSyntheticBytes);
+  ASSIGN_OR_RETURN(auto train, datasets::MakeSyntheticDataset(d));
+  d.split = 1;
+  d.num_examples = kSyntheticTestExamples;
+  ASSIGN_OR_RETURN(auto test, datasets::MakeSyntheticDataset(d));
+  return std::unique_ptr<DistModel>(new ClassifierDistModel(*std::move(forward), o, train, test));
 }
 
 }  // namespace fb::mpi

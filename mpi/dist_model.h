@@ -41,12 +41,21 @@ class DistModel {
       const RunFn& run, const std::vector<std::string>& variable_values) const = 0;
 };
 
-// `name` is linear, lenet, mlp, lstm_lm_word or lstm_lm_word_sampled (InvalidArgument
-// otherwise); `features` is linear's input width, `seed` the initialisation of the others,
-// `word_lm` the sizes of the word language models (word_lm_dist_model.h). Errors of loading
-// Fashion-MNIST name the file.
+// `name` is linear, lenet, mlp (Fashion-MNIST), lstm_lm_word or lstm_lm_word_sampled (sizes from
+// `word_lm`, word_lm_dist_model.h) or another image model registered with FB_REGISTER_MODEL (e.g.
+// alexnet: its registered input shape and class count, on synthetic data of
+// max(kSyntheticTrainExamples, batch) training and kSyntheticTestExamples held-out examples);
+// InvalidArgument naming `name` otherwise. `features` is linear's input width, `seed` the
+// models' initialisation and the synthetic data's, `batch` the examples per replica and step
+// (InvalidArgument naming --batch when Fashion-MNIST has fewer, or when the synthetic data would
+// exceed kMaxSyntheticBytes). Errors of loading Fashion-MNIST name the file.
+inline constexpr int64_t kSyntheticTrainExamples = 64;
+inline constexpr int64_t kSyntheticTestExamples = 8;
+// A synthetic training set larger than this (bytes per rank) is refused (InvalidArgument naming
+// --batch): AlexNet's 227x227x3 floats are 618 KB an example.
+inline constexpr int64_t kMaxSyntheticBytes = int64_t{2} << 30;
 StatusOr<std::unique_ptr<DistModel>> MakeDistModel(const std::string& name, int features,
-                                                   int64_t seed,
+                                                   int64_t seed, int64_t batch = 1,
                                                    const WordLmDistOptions& word_lm = {});
 
 }  // namespace fb::mpi

@@ -101,7 +101,8 @@ struct Trainer {
 };
 
 Status RunAllreduce(const DistTrainOptions& o) {
-  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed, WordLm(o)));
+  ASSIGN_OR_RETURN(auto model,
+                   MakeDistModel(o.model, o.features, o.seed, o.batch_per_replica, WordLm(o)));
   Trainer t{o, *model};
   t.examples_per_step = int64_t{o.batch_per_replica} * (IsWordLmDistModel(o.model) ? o.unroll : 1) *
                         WorldSize();
@@ -223,7 +224,8 @@ Status RunWithParameterServers(const DistTrainOptions& o, const ClusterSpec& clu
   }
   // The master first: once it exists, any error below still shuts the workers down.
   ASSIGN_OR_RETURN(auto master, Master::Create(cluster));
-  ASSIGN_OR_RETURN(auto model, MakeDistModel(o.model, o.features, o.seed, WordLm(o)));
+  ASSIGN_OR_RETURN(auto model,
+                   MakeDistModel(o.model, o.features, o.seed, o.batch_per_replica, WordLm(o)));
   Trainer t{o, *model};
   Scope root = Scope::NewRootScope();
   ASSIGN_OR_RETURN(DataParallelGraph g, BuildPsGraph(o, cluster, root, model->Fns()));

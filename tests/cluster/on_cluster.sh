@@ -3,17 +3,17 @@
 # cluster of its own (a prefix unique to this test and process, so parallel tests never share
 # namespaces), runs one check on it, and always takes it down again.
 # Usage: on_cluster.sh CHECK HOSTS BANDWIDTH BUILD_DIR
-#   CHECK: lenet-sync | bandwidth | link-down
+#   CHECK: lenet-sync | bandwidth | link-down | sim-null-step
 # Exit status: 0 pass, 1 fail, 77 skipped (not root, no namespace support, no iproute2), with
 # the reason on stdout.
 set -uo pipefail
 CHECK=$1 HOSTS=$2 BANDWIDTH=$3 BUILD=$4
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 CLUSTER=$SRC/scripts/cluster
-case $CHECK in lenet-sync) L=l ;; bandwidth) L=b ;; link-down) L=f ;; *) L=x ;; esac
+case $CHECK in lenet-sync) L=l ;; bandwidth) L=b ;; link-down) L=f ;; sim-null-step) L=n ;; *) L=x ;; esac
 export FB_CLUSTER_PREFIX=$L$(($$ % 10000000))
-if [[ $CHECK == bandwidth && ${FB_CLUSTER_SANITIZED:-0} == 1 ]]; then
-  echo "SKIP: bandwidth is not measured with sanitized binaries (FLOWBENCH_SANITIZE)"; exit 77
+if [[ ($CHECK == bandwidth || $CHECK == sim-null-step) && ${FB_CLUSTER_SANITIZED:-0} == 1 ]]; then
+  echo "SKIP: $CHECK is not timed with sanitized binaries (FLOWBENCH_SANITIZE)"; exit 77
 fi
 if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the emulated cluster needs root (uid $(id -u))"; exit 77; fi
 WORK=$BUILD/cluster_$CHECK
@@ -80,9 +80,25 @@ check_link_down() {
   "$SRC/tests/cluster/link_down.sh" "$CLUSTER" "$BUILD" "$WORK" "$HOSTS"
 }
 
+# The simulator's prediction for a network-bound step against the same step measured across the
+# hosts (experiments/cluster/validate.py, docs/cluster.md): the dense null step (1 MiB of
+# parameters fetched and 1 MiB of update sent back per step) with a BANDWIDTH link and 1 ms of
+# delay per direction, predicted by `flowbench sim` on `sim-platform emulated:HOSTS:BANDWIDTH:1ms`.
+# At 100 Mbit/s the step is ~180 ms of link time and well within 15% on a loaded 2-core machine
+# (measured -3% to -5%); a wrong goodput, burst or delay in scripts/cluster or the platform shows.
+check_sim_null_step() {
+  timeout 200 python3 "$SRC/experiments/cluster/validate.py" null-step --hosts "$HOSTS" \
+    --models dense --dense 262144 --links "$BANDWIDTH:1ms" --repeats 1 --steps 10 \
+    --tolerance 0.15 --fail-on-miss --build-dir "$BUILD" --out "$WORK/validation"
+  local rc=$?
+  ((rc == 0)) || echo "FAIL: validate.py exited $rc (prediction off by more than 15%, or an error above)"
+  return $rc
+}
+
 case $CHECK in
   lenet-sync) check_lenet_sync ;;
+  sim-null-step) check_sim_null_step ;;
   bandwidth) check_bandwidth ;;
   link-down) check_link_down ;;
-  *) echo "FAIL: unknown check '$CHECK' (lenet-sync, bandwidth, link-down)"; exit 1 ;;
+  *) echo "FAIL: unknown check '$CHECK' (lenet-sync, bandwidth, link-down, sim-null-step)"; exit 1 ;;
 esac

@@ -18,7 +18,7 @@ TEST_CASE("Word LM feeds are shifted token streams named per replica", "[mpi][wo
   o.vocab_size = 50;
   o.num_steps = 6;
   o.batch_size = 3;
-  auto model = MakeDistModel("lstm_lm_word", 0, 7, o);
+  auto model = MakeDistModel("lstm_lm_word", 0, 7, 1, o);
   REQUIRE(model.ok());
   Feeds f = (*model)->ReplicaFeeds(1, 4, 2, 3, 3);
   REQUIRE(f.size() == 2);
@@ -53,7 +53,7 @@ TEST_CASE("Word LM tokens follow the log-uniform distribution", "[mpi][word_lm]"
   o.vocab_size = 1000;
   o.num_steps = 100;
   o.batch_size = 100;
-  auto model = MakeDistModel("lstm_lm_word_sampled", 0, 1, o);
+  auto model = MakeDistModel("lstm_lm_word_sampled", 0, 1, 1, o);
   REQUIRE(model.ok());
   Feeds f = (*model)->ReplicaFeeds(0, 0, 0, 1, 100);
   int zeros = 0, below_ten = 0;
@@ -70,7 +70,7 @@ TEST_CASE("Word LM tokens follow the log-uniform distribution", "[mpi][word_lm]"
 TEST_CASE("Word LM dist models name what is wrong", "[mpi][word_lm]") {
   WordLmDistOptions o;
   o.vocab_size = 1;
-  auto tiny = MakeDistModel("lstm_lm_word", 0, 1, o);
+  auto tiny = MakeDistModel("lstm_lm_word", 0, 1, 1, o);
   REQUIRE_FALSE(tiny.ok());
   CHECK_THAT(tiny.status().message(), Catch::Contains("word_lm.vocab_size must be in [2,"));
   CHECK_THAT(tiny.status().message(), Catch::Contains("got 1"));

@@ -64,6 +64,21 @@ TEST_CASE("Emulated cluster platform: star, one host per rank, 2 x delay one way
   CHECK(r["shared_back"] == false);
 }
 
+// The links carry what TCP over 1514-byte Ethernet frames delivers of the configured rate, as
+// measured at 20 and 100 Mbit/s between emulated hosts (2.4 and 11.9-12.0 MB/s, docs/cluster.md).
+TEST_CASE("Emulated cluster platform: links carry TCP's goodput of the configured rate",
+          "[sim][cluster]") {
+  EmulatedClusterSpec spec{2, 100e6, 1e-3, "star", {}};
+  auto xml = EmulatedClusterXml(spec, kCpu);
+  INFO(xml.status().ToString());
+  REQUIRE(xml.ok());
+  const nlohmann::json r = DescribeRoute(*xml, 0, 1);
+  INFO(r.dump());
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["bandwidth"].get<double>() == Approx(100e6 / 8 * 1448 / 1514));
+  CHECK(r["bandwidth"].get<double>() > 11.9e6);
+}
+
 TEST_CASE("Emulated cluster platform: two-level routes between racks cross both uplinks",
           "[sim][cluster]") {
   EmulatedClusterSpec spec{5, 10e9, 1e-3, "two-level", {{"worker", 5}}};
