@@ -66,14 +66,20 @@ void Replace(Graph* g, Node* n, const std::vector<Tensor>& values) {
     (*c)->set_assigned_device(n->assigned_device());
     consts.push_back(*c);
   }
-  std::set<Node*> inputs;
+  // The folded value waits for what n and its Const inputs waited for: a Const with control
+  // inputs (one in a loop frame, or a materialized shape) keeps its frame and deadness that way.
+  std::set<Node*> inputs, waits;
   for (const Edge* e : n->in_edges()) {
     if (e->IsControlEdge()) {
-      for (Node* c : consts) g->AddControlEdge(e->src, c);
+      waits.insert(e->src);
     } else {
       inputs.insert(e->src);
+      for (const Edge* ce : e->src->in_edges())
+        if (ce->IsControlEdge()) waits.insert(ce->src);
     }
   }
+  for (Node* w : waits)
+    for (Node* c : consts) g->AddControlEdge(w, c);
   std::vector<const Edge*> outs = n->out_edges();
   for (const Edge* e : outs) {
     Node* dst = e->dst;
