@@ -150,6 +150,9 @@ void Setup(CLI::App* app) {
       ->check(DevicesCheck())->capture_default_str();
   cmd->add_option("--placer", o.placer,
                   "Placer for --devices: single, round_robin, random, greedy, heft");
+  cmd->add_flag("--no-default-passes{false}", o.default_passes,
+                "Skip the default graph passes (materialize_shapes, identity_removal, "
+                "constant_folding), run only --passes");
   cmd->add_option("--passes", o.passes,
                   "Graph passes: cse, constant_folding, alap_recv, compression")
       ->delimiter(',');

@@ -43,6 +43,9 @@ struct TrainOptions {
   std::string devices = "cpu:1";
   std::string placer;
   std::vector<std::string> passes;
+  // The Session's default passes (engine/passes/graph_pass.h DefaultGraphPasses) before
+  // `passes`; false: only `passes` (flowbench train --no-default-passes).
+  bool default_passes = true;
   std::string checkpoint_dir;  // "" for no checkpoints
   CheckpointEvery checkpoint_every;
   int keep_checkpoints = 5;
