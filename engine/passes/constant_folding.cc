@@ -15,8 +15,17 @@ Device* FoldingDevice() {
   return device;
 }
 
+// Control-flow ops (4.4) move values between frames or make them dead: their output is not
+// their inputs' function, so a Const in their place would leave its loop frame or its branch.
+bool IsControlFlow(const Node& n) {
+  static const std::set<std::string> kOps = {"Switch", "Merge", "Enter", "Exit", "NextIteration",
+                                             "LoopCond", "ControlTrigger"};
+  return kOps.count(n.op()) > 0;
+}
+
 bool Foldable(const Node& n) {
-  if (n.is_stateful() || n.num_inputs() == 0 || n.num_outputs() == 0 || n.op() == "Const")
+  if (n.is_stateful() || n.num_inputs() == 0 || n.num_outputs() == 0 || n.op() == "Const" ||
+      IsControlFlow(n) || n.op()[0] == '_')
     return false;
   for (int i = 0; i < n.num_inputs(); ++i) {
     if (n.input_is_ref(i)) return false;

@@ -31,7 +31,7 @@ TEST_CASE("Materialize shapes replaces queries of known shapes by shared Consts"
   auto e = ops::Exp(root.WithOpName("e"), x);
   Node* c = ops::NoOp(root.WithOpName("c"));
   ops::Reshape(root.WithOpName("r"), x,
-               ops::Shape(root.WithOpName("s").WithControlDependencies({c}), e));
+               ops::Shape(root.WithOpName("s").WithControlDependencies(std::vector<Node*>{c}), e));
   ops::Reshape(root.WithOpName("r2"), e, ops::Shape(root.WithOpName("s2"), x));
   ops::Reshape(root.WithOpName("r3"), x, ops::Shape(root.WithOpName("s3"), e));
   ops::Neg(root.WithOpName("nz"), ops::Cast(root.WithOpName("sz"),
