@@ -154,7 +154,8 @@ void Setup(CLI::App* app) {
                 "Skip the default graph passes (materialize_shapes, identity_removal, "
                 "constant_folding), run only --passes");
   cmd->add_option("--passes", o.passes,
-                  "Graph passes: cse, constant_folding, alap_recv, compression")
+                  "Graph passes after the default ones: cse, constant_folding, materialize_shapes, "
+                  "identity_removal, alap_recv, compression")
       ->delimiter(',');
   cmd->add_option("--blas-threads", f->blas_threads,
                   "Threads OpenBLAS uses per call (1: parallelism from the executor only)")

@@ -38,7 +38,8 @@ struct TrainOptions {
   // Multi-device execution (issue 4): `devices` CPU devices ("cpu:N", each with threads/N
   // threads) or the host CPU and N GPUs ("gpu:N": the model on GPU:0 with the default placer,
   // the input op and checkpoints on the CPU; engine/runtime/local_devices.h), the placer that
-  // assigns nodes to them ("" for the default) and the graph passes (engine/passes: cse,
+  // assigns nodes to them ("" for the default) and the graph passes run after the default ones
+  // (engine/passes: cse, materialize_shapes, identity_removal,
   // constant_folding, alap_recv, compression).
   std::string devices = "cpu:1";
   std::string placer;
