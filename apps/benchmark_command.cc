@@ -158,6 +158,9 @@ void Setup(CLI::App* app) {
       ->capture_default_str();
   cmd->add_option("--placer", o.placer,
                   "Placer for --devices: single, round_robin, random, greedy, heft");
+  cmd->add_flag("--no-default-passes{false}", o.default_passes,
+                "Skip the default graph passes (materialize_shapes, identity_removal, "
+                "constant_folding: engine/passes/graph_pass.h), as TensorFlow without Grappler");
   cmd->add_option("--trace", o.trace_path,
                   "Write an HDF5 trace (FILE.h5): every timed step, then "
                   "--trace-steps traced "

@@ -101,6 +101,7 @@ std::string BenchmarkSummary(const BenchmarkResult& r) {
     s += fmt::format("peak memory {}: {}\n", device, FormatBytes(bytes));
   }
   s += fmt::format("process peak RSS: {}\n", FormatBytes(r.peak_rss_bytes));
+  for (const std::string& p : r.pass_reports) s += fmt::format("graph pass {}\n", p);
   if (!std::isnan(r.final_loss)) s += fmt::format("final loss: {:.4f}\n", r.final_loss);
   s += rule + "\n";
   return s;
@@ -129,6 +130,8 @@ nlohmann::json BenchmarkJson(const BenchmarkRunInfo& info, const BenchmarkResult
       {"devices", o.devices},
       {"device_names", r.devices},
       {"placer", o.placer},
+      {"default_passes", o.default_passes},
+      {"pass_reports", r.pass_reports},
       {"seed", m.seed},
       {"data", r.data},
       {"image_shape", r.image_shape},

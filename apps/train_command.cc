@@ -150,8 +150,12 @@ void Setup(CLI::App* app) {
       ->check(DevicesCheck())->capture_default_str();
   cmd->add_option("--placer", o.placer,
                   "Placer for --devices: single, round_robin, random, greedy, heft");
+  cmd->add_flag("--no-default-passes{false}", o.default_passes,
+                "Skip the default graph passes (materialize_shapes, identity_removal, "
+                "constant_folding), run only --passes");
   cmd->add_option("--passes", o.passes,
-                  "Graph passes: cse, constant_folding, alap_recv, compression")
+                  "Graph passes after the default ones: cse, constant_folding, materialize_shapes, "
+                  "identity_removal, alap_recv, compression")
       ->delimiter(',');
   cmd->add_option("--blas-threads", f->blas_threads,
                   "Threads OpenBLAS uses per call (1: parallelism from the executor only)")

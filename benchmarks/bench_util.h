@@ -12,6 +12,9 @@ inline std::unique_ptr<Session> MakeSession(const Scope& root, int threads) {
   FB_CHECK(root.ok()) << root.status();
   SessionOptions opts;
   opts.device_options.threads_per_cpu = threads;
+  // Micro-benchmarks time the graph as built (the default passes would remove the executor
+  // benchmarks' Identity chains).
+  opts.default_passes = false;
   auto s = Session::Create(opts);
   FB_CHECK(s.ok()) << s.status();
   Status st = (*s)->Extend(root.ToGraphDef());

@@ -15,8 +15,17 @@ Device* FoldingDevice() {
   return device;
 }
 
+// Control-flow ops (4.4) move values between frames or make them dead: their output is not
+// their inputs' function, so a Const in their place would leave its loop frame or its branch.
+bool IsControlFlow(const Node& n) {
+  static const std::set<std::string> kOps = {"Switch", "Merge", "Enter", "Exit", "NextIteration",
+                                             "LoopCond", "ControlTrigger"};
+  return kOps.count(n.op()) > 0;
+}
+
 bool Foldable(const Node& n) {
-  if (n.is_stateful() || n.num_inputs() == 0 || n.num_outputs() == 0 || n.op() == "Const")
+  if (n.is_stateful() || n.num_inputs() == 0 || n.num_outputs() == 0 || n.op() == "Const" ||
+      IsControlFlow(n) || n.op()[0] == '_')
     return false;
   for (int i = 0; i < n.num_inputs(); ++i) {
     if (n.input_is_ref(i)) return false;
@@ -66,14 +75,20 @@ void Replace(Graph* g, Node* n, const std::vector<Tensor>& values) {
     (*c)->set_assigned_device(n->assigned_device());
     consts.push_back(*c);
   }
-  std::set<Node*> inputs;
+  // The folded value waits for what n and its Const inputs waited for: a Const with control
+  // inputs (one in a loop frame, or a materialized shape) keeps its frame and deadness that way.
+  std::set<Node*> inputs, waits;
   for (const Edge* e : n->in_edges()) {
     if (e->IsControlEdge()) {
-      for (Node* c : consts) g->AddControlEdge(e->src, c);
+      waits.insert(e->src);
     } else {
       inputs.insert(e->src);
+      for (const Edge* ce : e->src->in_edges())
+        if (ce->IsControlEdge()) waits.insert(ce->src);
     }
   }
+  for (Node* w : waits)
+    for (Node* c : consts) g->AddControlEdge(w, c);
   std::vector<const Edge*> outs = n->out_edges();
   for (const Edge* e : outs) {
     Node* dst = e->dst;

@@ -1,5 +1,6 @@
 #include "engine/passes/graph_pass.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "engine/placement/cost_model.h"
@@ -38,6 +39,22 @@ std::vector<std::string> GraphPassRegistry::Names() const {
   std::vector<std::string> names;
   for (const auto& [n, f] : factories_) names.push_back(n);
   return names;
+}
+
+const std::vector<std::string>& DefaultGraphPasses() {
+  static const auto* passes =
+      new std::vector<std::string>{"materialize_shapes", "identity_removal", "constant_folding"};
+  return *passes;
+}
+
+std::vector<std::string> PassesToRun(const std::vector<std::string>& requested,
+                                     bool with_defaults) {
+  std::vector<std::string> out;
+  if (with_defaults)
+    for (const std::string& p : DefaultGraphPasses())
+      if (std::find(requested.begin(), requested.end(), p) == requested.end()) out.push_back(p);
+  out.insert(out.end(), requested.begin(), requested.end());
+  return out;
 }
 
 Status RunGraphPasses(const std::vector<std::string>& names, PassPhase phase, Graph* g,

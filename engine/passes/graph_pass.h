@@ -5,6 +5,8 @@
 // descriptions and the cost model, never the executor. Registered here:
 //   "cse"               common subexpression elimination (5.1)        before placement
 //   "constant_folding"  evaluates nodes whose inputs are all constant  before placement
+//   "materialize_shapes" Shape/Size/Rank of statically known shapes -> Const  before placement
+//   "identity_removal"  bypasses Identity nodes that change nothing   before placement
 //   "alap_recv"         holds each Recv until shortly before it is needed (5.2)  after placement
 //   "compression"       float32 -> 16-bit on cross-device edges (5.5)   after placement
 // Passes of the "after placement" phase see assigned devices and must assign one to every
@@ -73,6 +75,17 @@ struct Registrar {
 #define REGISTER_GRAPH_PASS(name, cls)                                                \
   static ::fb::register_pass::Registrar FB_CONCAT(fb_pass_registrar_, __COUNTER__)( \
       name, [] { return std::unique_ptr<::fb::GraphPass>(new cls()); })
+
+// The passes a Session runs unless SessionOptions::default_passes is false, in this order, the
+// way TensorFlow runs Grappler by default: materialize_shapes, identity_removal,
+// constant_folding (the shapes it materializes and the Identities it bypasses open the way to
+// folding). They cut the nodes the executor schedules per step (section "Graph passes" of
+// docs/benchmarks.md has the counts per model).
+const std::vector<std::string>& DefaultGraphPasses();
+
+// The passes to run for `requested` (SessionOptions::passes): with `with_defaults`, the default
+// passes not named in `requested` first, then `requested` in its order.
+std::vector<std::string> PassesToRun(const std::vector<std::string>& requested, bool with_defaults);
 
 // Runs, in the listed order, those of the named passes that belong to `phase`, appending their
 // reports. NotFound for an unknown name (checked for every name, whatever its phase).

@@ -70,6 +70,12 @@ Status ExecutorImpl::Initialize() {
                                          : static_cast<int>(n->in_edges().size());
     for (const Edge* e : n->out_edges())
       item.out_edges.push_back({e->dst->id(), e->src_output, e->dst_input});
+    std::vector<bool> seen(static_cast<size_t>(n->num_outputs()), false);
+    for (auto e = item.out_edges.rbegin(); e != item.out_edges.rend(); ++e) {
+      if (e->output_slot == kControlSlot || seen[static_cast<size_t>(e->output_slot)]) continue;
+      seen[static_cast<size_t>(e->output_slot)] = true;
+      e->last_use = true;
+    }
     if (n->in_edges().empty()) root_nodes_.push_back(n->id());
   }
   initial_pending_.assign(items_.size(), 0);

@@ -19,7 +19,8 @@ int64_t FrameId(const std::string& name) {
 
 void ExecutorState::ActivateNodes(const NodeItem& item, bool is_dead, FrameState* frame,
                                   int64_t iter, const std::vector<Entry>& outputs,
-                                  const std::vector<bool>& dead_outputs, TaggedNodeSeq* ready) {
+                                  const std::vector<bool>& dead_outputs, TaggedNodeSeq* ready,
+                                  std::vector<Entry>* consumable) {
   IterationState* it = frame->GetIteration(iter);
   FB_CHECK(it != nullptr) << "no iteration " << iter << " in frame " << frame->frame_name;
   for (const OutEdgeInfo& e : item.out_edges) {
@@ -57,7 +58,9 @@ void ExecutorState::ActivateNodes(const NodeItem& item, bool is_dead, FrameState
       }
     }
     if (dst_need_input) {
-      it->inputs[dst.input_start + e.input_slot] = outputs[e.output_slot];
+      Entry& slot = it->inputs[dst.input_start + e.input_slot];
+      if (consumable != nullptr && e.last_use) slot = std::move((*consumable)[e.output_slot]);
+      else slot = outputs[e.output_slot];
       it->filled.push_back(dst.input_start + e.input_slot);
     }
     if (dst_ready) {
@@ -83,7 +86,7 @@ void ExecutorState::PropagateOutputs(const TaggedNode& tagged, const NodeItem& i
   };
   if (!item.is_enter && !item.is_exit && !item.is_next_iteration) {
     std::lock_guard<std::mutex> l(input_frame->mu);
-    ActivateNodes(item, is_dead, input_frame, input_iter, *outputs, *dead_outputs, ready);
+    ActivateNodes(item, is_dead, input_frame, input_iter, *outputs, *dead_outputs, ready, outputs);
     is_frame_done = decrement();
   } else if (item.is_enter) {
     FrameState* out = FindOrCreateChildFrame(input_frame, input_iter, item);

@@ -17,6 +17,9 @@ struct OutEdgeInfo {
   int dst_id;
   int output_slot;  // kControlSlot for control edges
   int input_slot;   // kControlSlot for control edges
+  // The last data edge out of output_slot: its consumer may take the value (a move, not a copy:
+  // a Tensor copy allocates its shape).
+  bool last_use = false;
 };
 
 struct NodeItem {

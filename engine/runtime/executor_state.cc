@@ -124,7 +124,7 @@ Status ExecutorState::ProcessOutputs(const NodeItem& item, OpKernelContext* ctx,
   if (!ctx->status().ok()) return ctx->status();
   for (int i = 0; i < item.num_outputs; ++i) {
     if (ctx->output_is_dead(i)) continue;
-    const TensorValue& v = ctx->output_value(i);
+    TensorValue& v = (*ctx->mutable_outputs())[i];
     Entry& e = (*outputs)[i];
     if (v.ref) {
       e.ref = v.ref;
@@ -133,7 +133,7 @@ Status ExecutorState::ProcessOutputs(const NodeItem& item, OpKernelContext* ctx,
       if (v.tensor.dtype() != item.kernel->output_type(i))
         return Internal("output ", i, " has dtype ", DataTypeString(v.tensor.dtype()),
                         ", expected ", DataTypeString(item.kernel->output_type(i)));
-      e.val = v.tensor;
+      e.val = std::move(v.tensor);  // the context ends with the node (no copy of the shape)
       e.has_value = true;
     } else {
       return Internal("kernel produced no value for output ", i);

@@ -81,14 +81,17 @@ class ExecutorState {
   // Moves the inputs of `node` out of its iteration's slots. Errors on uninitialized variables.
   Status PrepareInputs(const NodeItem& item, IterationState* iter_state,
                        std::vector<TensorValue>* inputs, std::vector<bool>* input_dead);
+  // Moves the kernel's outputs out of `ctx` (which ends with the node) into `outputs`.
   Status ProcessOutputs(const NodeItem& item, OpKernelContext* ctx, std::vector<Entry>* outputs);
   void PropagateOutputs(const TaggedNode& tagged, const NodeItem& item,
                         std::vector<Entry>* outputs, std::vector<bool>* dead_outputs,
                         TaggedNodeSeq* ready);
   // Delivers outputs to consumers in (frame, iter); appends nodes that became ready.
+  // `consumable`: null, or `outputs` itself when they are delivered only this once, so that the
+  // last consumer of each output takes the value instead of a copy.
   void ActivateNodes(const NodeItem& item, bool is_dead, FrameState* frame, int64_t iter,
                      const std::vector<Entry>& outputs, const std::vector<bool>& dead_outputs,
-                     TaggedNodeSeq* ready);
+                     TaggedNodeSeq* ready, std::vector<Entry>* consumable = nullptr);
   // Returns true when the step is complete.
   // `inline_ready`: where nodes to run on this thread go (nullptr: none), `inexpensive_only`:
   // expensive nodes always go to the runner.

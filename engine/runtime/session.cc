@@ -1,5 +1,6 @@
 #include "engine/runtime/session.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -124,12 +125,15 @@ StatusOr<std::shared_ptr<PartitionedExecutors>> Session::CreateExecutors(
   PassContext pass_ctx;
   pass_ctx.devices = DescribeDevices(*device_mgr_);
   std::vector<PassReport> reports;
-  RETURN_IF_ERROR(RunGraphPasses(options_.passes, PassPhase::kBeforePlacement, g.get(), pass_ctx,
-                                 &reports));
+  const std::vector<std::string> passes = PassesToRun(options_.passes, options_.default_passes);
+  RETURN_IF_ERROR(RunGraphPasses(passes, PassPhase::kBeforePlacement, g.get(), pass_ctx, &reports));
   RETURN_IF_ERROR(PlaceLikeFullGraph(executors_, *graph_, pass_ctx.devices, options_.placer, g.get()));
-  RETURN_IF_ERROR(RunGraphPasses(options_.passes, PassPhase::kAfterPlacement, g.get(), pass_ctx,
-                                 &reports));
-  for (const PassReport& r : reports) result->pass_reports.push_back(r.Summary());
+  RETURN_IF_ERROR(RunGraphPasses(passes, PassPhase::kAfterPlacement, g.get(), pass_ctx, &reports));
+  for (const PassReport& r : reports) {
+    const bool requested =
+        std::find(options_.passes.begin(), options_.passes.end(), r.pass) != options_.passes.end();
+    if (requested || r.num_changes > 0) result->pass_reports.push_back(r.Summary());
+  }
   std::map<std::string, GraphDef> parts;
   PartitionStats partition_stats;
   RETURN_IF_ERROR(Partition(*g, &parts, &partition_stats));

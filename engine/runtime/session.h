@@ -29,6 +29,9 @@ struct SessionOptions {
   std::string placer;
   // Graph optimisation passes applied per signature (see engine/passes), by name.
   std::vector<std::string> passes;
+  // Whether the default passes (DefaultGraphPasses, engine/passes/graph_pass.h) run before
+  // `passes`, as TensorFlow runs Grappler unless told not to. They change no fetched value.
+  bool default_passes = true;
 };
 
 struct RunOptions {
@@ -51,7 +54,8 @@ struct RunMetadata {
   std::map<std::string, int64_t> peak_bytes;
   int64_t bytes_transferred = 0;  // through the in-process Rendezvous
   // What the graph passes of SessionOptions::passes changed for this signature (one summary
-  // per pass, PassReport::Summary) and the Send/Recv pairs partitioning inserted.
+  // per pass, PassReport::Summary; a default pass only when it changed something) and the
+  // Send/Recv pairs partitioning inserted.
   std::vector<std::string> pass_reports;
   int num_send_recv_pairs = 0;
 };

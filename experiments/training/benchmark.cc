@@ -119,6 +119,7 @@ StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const Benchma
   ASSIGN_OR_RETURN(so.device_mgr, CreateDevicesForFlag(o.devices, o.threads));
   *devices = DescribeDevicesForMetrics(*so.device_mgr);
   so.placer = o.placer;
+  so.default_passes = o.default_passes;
   ASSIGN_OR_RETURN(auto session, Session::Create(so));
   GraphDef graph = model.scope.ToGraphDef();
   SyntheticInit synthetic;
@@ -144,6 +145,7 @@ nlohmann::json ConfigJson(const BenchmarkOptions& o, const ModelOptions& mo) {
           {"threads", o.threads},
           {"devices", o.devices},
           {"placer", o.placer},
+          {"default_passes", o.default_passes},
           {"num_batches", o.num_batches},
           {"num_warmup_batches", o.num_warmup_batches},
           {"image_shape", mo.image_shape},
@@ -190,6 +192,11 @@ Status RunPhase(const Loop& l, BenchmarkPhase phase, int64_t steps, int64_t* ste
     const bool traced = phase == BenchmarkPhase::kTracing;
     ASSIGN_OR_RETURN(StepOutcome s, RunStep(l.session, l.sig, l.o.mode, traced));
     if (phase == BenchmarkPhase::kTiming) {
+      if (result->step_ms.empty()) {
+        result->pass_reports.clear();
+        for (const std::string& r : s.metadata.pass_reports)
+          result->pass_reports.push_back(r.substr(0, r.find(" (")));
+      }
       result->step_ms.push_back(s.ms);
       result->final_loss = s.loss;
       for (const auto& [device, bytes] : s.metadata.peak_bytes) {

@@ -58,6 +58,9 @@ struct BenchmarkOptions {
   // engine/runtime/local_devices.h)
   std::string devices = "cpu:1";
   std::string placer;               // "" for the default placer
+  // The Session's default graph passes (engine/passes/graph_pass.h DefaultGraphPasses), as
+  // TensorFlow runs Grappler by default; false times the graph as the model builder made it.
+  bool default_passes = true;
   // HDF5 trace (engine/trace): the graph, one /steps row per timed step and, after the timed
   // steps, `trace_steps` more steps traced node by node (so tracing does not perturb timing).
   std::string trace_path;  // "" for no trace
@@ -82,6 +85,9 @@ struct BenchmarkResult {
   int64_t parameter_count = 0;    // trainable scalars (sum over Model::variables)
   // Forward FLOPs per example in example_unit (model_stats.h); empty for a while-loop graph.
   std::optional<double> forward_flops_per_example;
+  // What the graph passes changed in the timed signature ("identity_removal: 265 changes"; the
+  // per-node lines of PassReport::Summary left out), empty with no pass changing anything.
+  std::vector<std::string> pass_reports;
   std::vector<double> step_ms;  // wall time of every timed step
   StepTimeStats stats;          // summary of step_ms
   // examples_per_step * num_batches / wall time of the whole timed loop (tf_cnn_benchmarks'

@@ -30,6 +30,7 @@ StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const TrainOp
   *devices = DescribeDevicesForMetrics(*so.device_mgr);
   so.placer = o.placer;
   so.passes = o.passes;
+  so.default_passes = o.default_passes;
   ASSIGN_OR_RETURN(auto session, Session::Create(so));
   RETURN_IF_ERROR(session->Extend(model.scope.ToGraphDef()));
   return session;
@@ -63,7 +64,8 @@ nlohmann::json ConfigJson(const TrainOptions& o) {
           {"learning_rate", m.learning_rate}, {"seed", m.seed},
           {"threads", o.threads},     {"hidden_units", m.hidden_units},
           {"resume", o.resume},       {"devices", o.devices},
-          {"placer", o.placer},       {"passes", o.passes}};
+          {"placer", o.placer},       {"passes", o.passes},
+          {"default_passes", o.default_passes}};
 }
 
 // Writes the trace: the graph, every traced step's node executions, per-step totals and the

@@ -38,11 +38,15 @@ struct TrainOptions {
   // Multi-device execution (issue 4): `devices` CPU devices ("cpu:N", each with threads/N
   // threads) or the host CPU and N GPUs ("gpu:N": the model on GPU:0 with the default placer,
   // the input op and checkpoints on the CPU; engine/runtime/local_devices.h), the placer that
-  // assigns nodes to them ("" for the default) and the graph passes (engine/passes: cse,
+  // assigns nodes to them ("" for the default) and the graph passes run after the default ones
+  // (engine/passes: cse, materialize_shapes, identity_removal,
   // constant_folding, alap_recv, compression).
   std::string devices = "cpu:1";
   std::string placer;
   std::vector<std::string> passes;
+  // The Session's default passes (engine/passes/graph_pass.h DefaultGraphPasses) before
+  // `passes`; false: only `passes` (flowbench train --no-default-passes).
+  bool default_passes = true;
   std::string checkpoint_dir;  // "" for no checkpoints
   CheckpointEvery checkpoint_every;
   int keep_checkpoints = 5;

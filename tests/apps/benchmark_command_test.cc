@@ -27,7 +27,8 @@ const char* kTiny =
 const char* kJsonFields[] = {
     "schema", "model", "mode", "batch_size", "examples_per_step", "example_unit",
     "num_batches", "num_warmup_batches", "optimizer", "learning_rate", "threads",
-    "blas_threads", "devices", "device_names", "placer", "seed", "data", "image_shape",
+    "blas_threads", "devices", "device_names", "placer", "default_passes", "pass_reports",
+    "seed", "data", "image_shape",
     "num_classes", "parameter_count", "forward_flops_per_example", "ms_per_step_median", "ms_per_step_p10",
     "ms_per_step_p90", "ms_per_step_mean", "examples_per_sec_mean",
     "examples_per_sec_uncertainty", "examples_per_sec_jitter", "examples_per_sec_median",

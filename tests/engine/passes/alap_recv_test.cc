@@ -48,6 +48,7 @@ Result RunChain(const std::vector<std::string>& passes) {
   opts.device_options.num_cpu_devices = 2;
   opts.device_options.threads_per_cpu = 1;
   opts.passes = passes;
+  opts.default_passes = false;  // the pass under test alone
   auto s = Session::Create(opts);
   REQUIRE((*s)->Extend(ChainGraph()).ok());
   Result r;

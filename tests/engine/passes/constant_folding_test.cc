@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/client/control_flow.h"
 #include "engine/client/math_ops.h"
 #include "engine/client/random_ops.h"
 #include "engine/client/state_ops.h"
@@ -57,6 +58,35 @@ TEST_CASE("Constant folding in a Session gives the same results", "[passes][cons
     if (fold) CHECK(md.pass_reports == std::vector<std::string>{"constant_folding: 1 change (folded 'e' (Exp))"});
   }
   CHECK(results[0] == results[1]);
+}
+
+TEST_CASE("Constant folding leaves control flow alone and keeps loop constants in their frame",
+          "[passes][constant_folding]") {
+  Scope root = Scope::NewRootScope();
+  auto out = ops::WhileLoop(
+      root.WithOpName("w"), {ops::Const(root.WithOpName("zero"), 0.0f)},
+      [](const Scope& s, const std::vector<Output>& v) {
+        return ops::Less(s, v[0], ops::Const(s.WithOpName("limit"), 3.0f));
+      },
+      [](const Scope& s, const std::vector<Output>& v) {
+        auto two = ops::Add(s.WithOpName("two"), ops::Const(s.WithOpName("one"), 1.0f),
+                            ops::Const(s.WithOpName("also_one"), 1.0f));
+        return std::vector<Output>{ops::Add(s, v[0], two)};
+      });
+  REQUIRE(root.ok());
+  PassReport rep = FoldConstants(root.graph());
+  // Not the Enters of 'zero' and 'limit' (their Consts would leave the loop frame); 'two' is
+  // folded into a Const that keeps the loop constants' wait on the body's pivot.
+  REQUIRE(rep.changes.size() == 1);
+  CHECK_THAT(rep.changes[0], Catch::Contains("(Add)"));
+  for (Node* n : root.graph()->nodes()) {
+    if (n->op() != "Enter") continue;
+    INFO(n->name());
+    CHECK(n->input_edge(0) != nullptr);
+  }
+  auto s = test::MakeSession(root.ToGraphDef());
+  CHECK(test::Values<float>(test::RunOk(s.get(), {}, {out[0].name()})[0]) ==
+        std::vector<float>{4.0f});
 }
 
 }  // namespace

@@ -1,0 +1,54 @@
+// The Session's default graph passes (engine/passes/graph_pass.h DefaultGraphPasses) on a
+// registered model, as `flowbench benchmark` runs it: the same losses with and without them,
+// and fewer nodes (what each pass changed is reported).
+#include <cmath>
+
+#include <catch2/catch.hpp>
+
+#include "experiments/training/benchmark.h"
+
+namespace fb::experiments {
+namespace {
+
+// The losses of `mode` on lenet (batch 2), and the pass reports, with and without the passes.
+std::vector<double> LenetLosses(BenchmarkMode mode, bool default_passes,
+                                std::vector<std::string>* reports) {
+  BenchmarkOptions o;
+  o.model = "lenet";
+  o.mode = mode;
+  o.model_options.batch_size = 2;
+  o.model_options.optimizer = "sgd";
+  o.model_options.learning_rate = 0.1;
+  o.num_batches = 2;
+  o.num_warmup_batches = 1;
+  o.threads = 1;
+  o.default_passes = default_passes;
+  std::vector<double> losses;
+  BenchmarkCallbacks c;
+  c.step = [&](BenchmarkPhase, const StepProgress& p) { losses.push_back(p.loss); };
+  auto r = RunBenchmark(o, c);
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  *reports = r->pass_reports;
+  return losses;
+}
+
+TEST_CASE("Default passes shrink lenet's step and keep its losses", "[experiments][passes]") {
+  for (BenchmarkMode mode : {BenchmarkMode::kForwardBackward, BenchmarkMode::kTrain}) {
+    INFO(BenchmarkModeName(mode));
+    std::vector<std::string> with_reports, without_reports;
+    std::vector<double> with = LenetLosses(mode, true, &with_reports);
+    std::vector<double> without = LenetLosses(mode, false, &without_reports);
+    CHECK(with == without);
+    CHECK(without_reports.empty());
+    // lenet: 5 Shape nodes of the gradients (Conv2DBackpropInput sizes, the loss's mean)
+    // become Consts, 19 Identities go (gradient gating, 2 per layer with weights and bias, and
+    // the others; the 10 Variable reads stay) and the mean's ReducedShape is folded.
+    CHECK(with_reports == std::vector<std::string>{"materialize_shapes: 5 changes",
+                                                   "identity_removal: 19 changes",
+                                                   "constant_folding: 1 change"});
+  }
+}
+
+}  // namespace
+}  // namespace fb::experiments
