@@ -15,6 +15,13 @@
 namespace fb::nn {
 namespace {
 
+// A filter gradient (op(a) = a^T, beta = 1) with more rows than this (patch sizes: filter rows x
+// cols x input channels) runs on OpenBLAS even with kDnnl: single-threaded, the smallest time of
+// 60 calls at the blocks of AlexNet conv2-conv5, Overfeat conv2-conv3 and ResNet's 14x14 3x3
+// (1,600-3,456 rows) was 0-10% shorter with OpenBLAS, while oneDNN was 1-24% faster at 147-1,152
+// rows and 6-16% faster in every forward (NN) and input-gradient (NT) block measured.
+constexpr int64_t kDnnlMaxTransposedRows = 1024;
+
 ConvGemmBackend DefaultBackend() {
   const char* env = std::getenv("FLOWBENCH_CONV_GEMM");
   if (env != nullptr && std::strcmp(env, "openblas") == 0) return ConvGemmBackend::kOpenBlas;
@@ -77,6 +84,7 @@ void ConvSgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, floa
                int64_t ldc) {
 #ifdef FB_HAVE_DNNL
   if (CurrentConvGemmBackend() == ConvGemmBackend::kDnnl &&
+      !(trans_a && m > kDnnlMaxTransposedRows) &&
       DnnlSgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc))
     return;
 #endif

@@ -3,9 +3,11 @@
 // per block of patch rows, on the calling thread). Two implementations:
 //   - oneDNN's dnnl_sgemm (JIT AVX-512/AVX2 kernels, the library under PyTorch's CPU
 //     convolutions), when the build found oneDNN (Debian libdnnl-dev; CMake defines
-//     FB_HAVE_DNNL). On the development machine (Xeon, AVX-512) it ran the blocks of AlexNet's
-//     and ResNet's convolutions 10-25% faster than OpenBLAS 0.3.21 on one thread (issue 16,
-//     docs/benchmarks.md "CPU conv kernels").
+//     FB_HAVE_DNNL). On the development machine (Xeon, AVX-512) it ran the forward and
+//     input-gradient blocks of AlexNet's, Overfeat's and ResNet's convolutions 6-32% faster than
+//     OpenBLAS 0.3.21 on one thread (issue 16, docs/benchmarks.md "CPU conv kernels").
+//     Filter gradients with more than 1,024 rows (op(a) transposed) stay on OpenBLAS, which
+//     was up to 10% faster there (conv_gemm.cc).
 //   - OpenBLAS's cblas_sgemm otherwise, or when chosen (SetConvGemmBackend, or the environment
 //     variable FLOWBENCH_CONV_GEMM=openblas when the process starts).
 // Either runs on the calling thread only: the kernels parallelize over blocks on the intra-op
