@@ -22,6 +22,12 @@ endif()
 fb_glob(CPU_KERNEL_SRCS ${PROJECT_SOURCE_DIR}/kernels/cpu/*.cc)
 add_library(fb_kernels_cpu OBJECT ${CPU_KERNEL_SRCS})
 target_link_libraries(fb_kernels_cpu PUBLIC fb_engine)
+# oneDNN's sgemm under the convolutions (kernels/cpu/conv_gemm.h), when installed.
+if(DNNL_FOUND)
+  target_compile_definitions(fb_kernels_cpu PRIVATE FB_HAVE_DNNL)
+  target_include_directories(fb_kernels_cpu PRIVATE ${DNNL_INCLUDE_DIR})
+  target_link_libraries(fb_kernels_cpu PUBLIC ${DNNL_LIBRARY} gomp)
+endif()
 
 # --- datasets and experiments (model builders)
 fb_glob(DATASET_SRCS ${PROJECT_SOURCE_DIR}/datasets/*.cc ${PROJECT_SOURCE_DIR}/experiments/models/*.cc ${PROJECT_SOURCE_DIR}/experiments/training/*.cc)

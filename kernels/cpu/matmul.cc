@@ -1,5 +1,6 @@
 // CPU kernels of MatMul and BatchMatMul (engine/ops/math_matrix_ops.cc): one OpenBLAS gemm per
-// matrix product; BatchMatMul loops over the batch.
+// matrix product, large ones split over the intra-op pool (ShardedGemm); BatchMatMul loops over
+// the batch.
 #include "kernels/cpu/matmul.h"
 
 #include <cblas.h>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 
 #include "engine/framework/op_kernel.h"
+#include "engine/framework/thread_pool.h"
 #include "kernels/cpu/matmul_op.h"
 #include "kernels/cpu/register_cpu.h"
 
@@ -65,6 +67,26 @@ StatusOr<MatMulPlan> PlanMatMul(const TensorShape& a, bool transpose_a, const Te
   return p;
 }
 
+namespace {
+
+// c[m, n] (leading dimension ldc) = op(a) x op(b), a's and b's leading dimensions given.
+template <typename T>
+void GemmStrided(bool transpose_a, bool transpose_b, int64_t m, int64_t n, int64_t k, const T* a,
+                 int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc) {
+  const CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans;
+  const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n),
+                static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb),
+                0.0f, c, static_cast<int>(ldc));
+  else
+    cblas_dgemm(CblasRowMajor, ta, tb, static_cast<int>(m), static_cast<int>(n),
+                static_cast<int>(k), 1.0, a, static_cast<int>(lda), b, static_cast<int>(ldb),
+                0.0, c, static_cast<int>(ldc));
+}
+
+}  // namespace
+
 template <typename T>
 void Gemm(const GemmDims& d, bool transpose_a, bool transpose_b, const T* a, const T* b, T* c) {
   if (d.m == 0 || d.n == 0) return;
@@ -72,14 +94,39 @@ void Gemm(const GemmDims& d, bool transpose_a, bool transpose_b, const T* a, con
     std::fill(c, c + d.m * d.n, T(0));
     return;
   }
-  const int m = static_cast<int>(d.m), n = static_cast<int>(d.n), k = static_cast<int>(d.k);
-  const CBLAS_TRANSPOSE ta = transpose_a ? CblasTrans : CblasNoTrans;
-  const CBLAS_TRANSPOSE tb = transpose_b ? CblasTrans : CblasNoTrans;
-  const int lda = transpose_a ? m : k, ldb = transpose_b ? k : n;
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n);
-  else
-    cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, n);
+  GemmStrided(transpose_a, transpose_b, d.m, d.n, d.k, a, transpose_a ? d.m : d.k, b,
+              transpose_b ? d.k : d.n, c, d.n);
+}
+
+template <typename T>
+void ShardedGemm(ThreadPool* pool, const GemmDims& d, bool transpose_a, bool transpose_b,
+                 const T* a, const T* b, T* c) {
+  // Bands are multiples of 16 rows or columns (whole micro-tiles of OpenBLAS's kernels). Their
+  // number depends on the shapes only, so that the result does not depend on the thread count.
+  constexpr int64_t kAlign = 16, kParts = 4;
+  const bool by_rows = d.m >= d.n;
+  const int64_t extent = by_rows ? d.m : d.n;
+  if (openblas_get_num_threads() > 1 || d.k == 0 || d.m * d.n * d.k < kShardGemmMinMacs ||
+      extent < 2 * kAlign)
+    return Gemm(d, transpose_a, transpose_b, a, b, c);
+  const int64_t parts = std::min<int64_t>(kParts, extent / kAlign);
+  const int64_t band = (extent / parts + kAlign - 1) / kAlign * kAlign;
+  const int64_t bands = (extent + band - 1) / band;
+  const int64_t lda = transpose_a ? d.m : d.k, ldb = transpose_b ? d.k : d.n;
+  auto run = [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const int64_t lo = i * band, len = std::min(extent, lo + band) - lo;
+      if (by_rows)  // rows lo.. of op(a) and of c
+        GemmStrided(transpose_a, transpose_b, len, d.n, d.k, a + (transpose_a ? lo : lo * d.k),
+                    lda, b, ldb, c + lo * d.n, d.n);
+      else  // columns lo.. of op(b) and of c
+        GemmStrided(transpose_a, transpose_b, d.m, len, d.k, a, lda,
+                    b + (transpose_b ? lo * d.k : lo), ldb, c + lo, d.n);
+    }
+  };
+  if (pool == nullptr) return run(0, bands);
+  // About 4 multiply-adds per ns: far above ParallelFor's smallest shard, so one band per shard.
+  pool->ParallelFor(bands, d.m * d.n * d.k / bands / 4, run);
 }
 
 void SetBlasThreads(int threads) { openblas_set_num_threads(std::max(1, threads)); }
@@ -98,6 +145,10 @@ const bool kBlasThreadsDefaulted = [] {
 
 template void Gemm<float>(const GemmDims&, bool, bool, const float*, const float*, float*);
 template void Gemm<double>(const GemmDims&, bool, bool, const double*, const double*, double*);
+template void ShardedGemm<float>(ThreadPool*, const GemmDims&, bool, bool, const float*,
+                                 const float*, float*);
+template void ShardedGemm<double>(ThreadPool*, const GemmDims&, bool, bool, const double*,
+                                  const double*, double*);
 
 namespace {
 
@@ -108,12 +159,13 @@ class MatMulOp : public MatMulOpBase<kBatched> {
   using MatMulOpBase<kBatched>::MatMulOpBase;
 
  protected:
-  Status Multiply(OpKernelContext*, const MatMulPlan& p, const Tensor& a, const Tensor& b,
+  Status Multiply(OpKernelContext* ctx, const MatMulPlan& p, const Tensor& a, const Tensor& b,
                   Tensor* out) override {
     const GemmDims& d = p.dims;
     for (int64_t i = 0; i < p.batch; ++i)
-      Gemm<T>(d, this->transpose_a_, this->transpose_b_, a.data<T>() + i * d.m * d.k,
-              b.data<T>() + i * d.k * d.n, out->data<T>() + i * d.m * d.n);
+      ShardedGemm<T>(ctx->intra_op_pool(), d, this->transpose_a_, this->transpose_b_,
+                     a.data<T>() + i * d.m * d.k, b.data<T>() + i * d.k * d.n,
+                     out->data<T>() + i * d.m * d.n);
     return Status::OK();
   }
 };

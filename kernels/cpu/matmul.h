@@ -7,6 +7,8 @@
 
 namespace fb {
 
+class ThreadPool;
+
 // Sizes of one product op(a) x op(b) = [m, k] x [k, n], from the last two dimensions of each
 // operand's shape (op transposes when `transpose_*`).
 struct GemmDims {
@@ -35,6 +37,22 @@ StatusOr<MatMulPlan> PlanMatMul(const TensorShape& a, bool transpose_a, const Te
 // sizes (k == 0 gives zeros). Thread-safety: OpenBLAS parallelises internally; calls may overlap.
 template <typename T>
 void Gemm(const GemmDims& d, bool transpose_a, bool transpose_b, const T* a, const T* b, T* c);
+
+// Products of at least this many multiply-adds are split by ShardedGemm (about 0.1 ms on one
+// core here); smaller ones lose more to OpenBLAS repacking an operand per part than they gain.
+inline constexpr int64_t kShardGemmMinMacs = int64_t{1} << 22;
+
+// Gemm, split over `pool` when OpenBLAS itself runs one thread (SetBlasThreads(1), the default):
+// the output is cut into 4 bands of rows, or of columns when op(a) has fewer rows than op(b) has
+// columns (a fully connected layer's small batch), each one OpenBLAS call on whichever thread
+// claims it (the caller included, ThreadPool::ParallelFor; all on the caller when `pool` is
+// null). The bands depend on the shapes only, so the result does not depend on the number of
+// threads. One call (Gemm) when OpenBLAS runs several threads or the product has fewer than
+// kShardGemmMinMacs multiply-adds. Without this a MatMul ran on one of the two cores: the
+// forward fully connected layers of AlexNet and Overfeat left the other idle (issue 16).
+template <typename T>
+void ShardedGemm(ThreadPool* pool, const GemmDims& d, bool transpose_a, bool transpose_b,
+                 const T* a, const T* b, T* c);
 
 // Sets how many threads OpenBLAS itself uses per call (openblas_set_num_threads; process-wide).
 // With 1, GEMMs run on the calling thread and parallelism comes from the executor's pools: on a

@@ -9,6 +9,7 @@
 
 #include "engine/framework/op_kernel.h"
 #include "engine/framework/thread_pool.h"
+#include "kernels/cpu/conv_gemm.h"
 
 namespace fb::nn {
 
@@ -44,13 +45,12 @@ inline Status CheckSameShape(const Tensor& a, const char* a_name, const Tensor& 
 }
 
 // C[m, n] = alpha * op(A) * op(B) + beta * C, all row-major with leading dimensions lda, ldb,
-// ldc; op(X) = X^T when the trans flag is set. cblas_sgemm / cblas_dgemm (OpenBLAS, which
-// threads large products itself).
+// ldc; op(X) = X^T when the trans flag is set. float: ConvSgemm (conv_gemm.h: oneDNN when the
+// build has it, else OpenBLAS), double: cblas_dgemm.
 inline void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                  const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                  int64_t ldc) {
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  ConvSgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 inline void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
                  const double* a, int64_t lda, const double* b, int64_t ldb, double beta,

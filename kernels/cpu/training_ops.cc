@@ -2,7 +2,7 @@
 // formulas there and in TensorFlow's kernels/training_ops.cc). Each locks the mutexes of its
 // Ref inputs (all at once, deadlock-free), makes them writable in place
 // (Var::PrepareForWrite copies a buffer a reader still holds), updates them element-wise and
-// outputs the ref to `var`.
+// outputs the ref to `var`. The element-wise update runs in parallel on the intra-op pool.
 #include <mutex>
 
 #include "kernels/cpu/nn_kernel_util.h"
@@ -85,10 +85,21 @@ class ApplyKernelBase : public OpKernel {
   std::vector<std::string> input_names_;
 };
 
+// Elements [begin, end) of a var's buffer.
 template <typename T>
-ArrayMap<T> Flat(Var* v) { return v->tensor()->flat<T>(); }
+ArrayMap<T> Part(Var* v, int64_t begin, int64_t end) {
+  return nn::Segment<T>(*v->tensor(), begin, end);
+}
 template <typename T>
 T Scalar(OpKernelContext* ctx, int i) { return ctx->input(i).scalar<T>(); }
+
+// Runs fn(begin, end) over the var's elements on the intra-op pool, `cost_ns` per element. The
+// update of each element depends on that element only, so the result does not depend on the
+// split. One thread updated Overfeat's 78 M fc6 weights in 223 ms (issue 16).
+template <typename Fn>
+void ShardElements(OpKernelContext* ctx, Var* var, int64_t cost_ns, Fn fn) {
+  nn::Shard(ctx, var->tensor()->NumElements(), cost_ns, fn);
+}
 
 template <typename T>
 class ApplyGradientDescentOp : public ApplyKernelBase {
@@ -96,7 +107,10 @@ class ApplyGradientDescentOp : public ApplyKernelBase {
   using ApplyKernelBase::ApplyKernelBase;
   void Compute(OpKernelContext* ctx) override {
     Run(ctx, 1, {1}, {2}, [&](const std::vector<Var*>& v) {
-      Flat<T>(v[0]) -= Scalar<T>(ctx, 1) * ctx->input(2).flat<T>();
+      const T alpha = Scalar<T>(ctx, 1);
+      ShardElements(ctx, v[0], 1, [&](int64_t b, int64_t e) {
+        Part<T>(v[0], b, e) -= alpha * nn::Segment<T>(ctx->input(2), b, e);
+      });
     });
   }
 };
@@ -110,13 +124,15 @@ class ApplyMomentumOp : public ApplyKernelBase {
   void Compute(OpKernelContext* ctx) override {
     // inputs: var, accum, lr, grad, momentum
     Run(ctx, 2, {2, 4}, {3}, [&](const std::vector<Var*>& v) {
-      auto var = Flat<T>(v[0]);
-      auto accum = Flat<T>(v[1]);
-      auto grad = ctx->input(3).flat<T>();
       const T lr = Scalar<T>(ctx, 2), momentum = Scalar<T>(ctx, 4);
-      accum = accum * momentum + grad;
-      if (nesterov_) var -= grad * lr + accum * momentum * lr;
-      else var -= accum * lr;
+      ShardElements(ctx, v[0], 2, [&](int64_t b, int64_t e) {
+        auto var = Part<T>(v[0], b, e);
+        auto accum = Part<T>(v[1], b, e);
+        auto grad = nn::Segment<T>(ctx->input(3), b, e);
+        accum = accum * momentum + grad;
+        if (nesterov_) var -= grad * lr + accum * momentum * lr;
+        else var -= accum * lr;
+      });
     });
   }
 
@@ -133,18 +149,20 @@ class ApplyAdamOp : public ApplyKernelBase {
   void Compute(OpKernelContext* ctx) override {
     // inputs: var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad
     Run(ctx, 3, {3, 4, 5, 6, 7, 8}, {9}, [&](const std::vector<Var*>& vars) {
-      auto var = Flat<T>(vars[0]);
-      auto m = Flat<T>(vars[1]);
-      auto v = Flat<T>(vars[2]);
-      auto grad = ctx->input(9).flat<T>();
       const T beta1_power = Scalar<T>(ctx, 3), beta2_power = Scalar<T>(ctx, 4);
       const T lr = Scalar<T>(ctx, 5), beta1 = Scalar<T>(ctx, 6), beta2 = Scalar<T>(ctx, 7);
       const T epsilon = Scalar<T>(ctx, 8);
       const T lr_t = lr * std::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
-      m += (grad - m) * (T(1) - beta1);
-      v += (grad.square() - v) * (T(1) - beta2);
-      if (nesterov_) var -= (m * beta1 + (T(1) - beta1) * grad) * lr_t / (v.sqrt() + epsilon);
-      else var -= m * lr_t / (v.sqrt() + epsilon);
+      ShardElements(ctx, vars[0], 8, [&](int64_t b, int64_t e) {
+        auto var = Part<T>(vars[0], b, e);
+        auto m = Part<T>(vars[1], b, e);
+        auto v = Part<T>(vars[2], b, e);
+        auto grad = nn::Segment<T>(ctx->input(9), b, e);
+        m += (grad - m) * (T(1) - beta1);
+        v += (grad.square() - v) * (T(1) - beta2);
+        if (nesterov_) var -= (m * beta1 + (T(1) - beta1) * grad) * lr_t / (v.sqrt() + epsilon);
+        else var -= m * lr_t / (v.sqrt() + epsilon);
+      });
     });
   }
 

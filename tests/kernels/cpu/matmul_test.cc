@@ -2,6 +2,7 @@
 // for every transpose combination, plus the shape errors.
 #include <random>
 
+#include "kernels/cpu/matmul.h"
 #include "tests/kernels/cpu/math_test_util.h"
 
 namespace fb {
@@ -104,6 +105,32 @@ TEST_CASE("BatchMatMul matches a naive loop for every adjoint combination", "[ma
                 return ops::BatchMatMul(s, ops::Const(s, D({1, 2}, {1, 2})), ops::Const(s, D({3, 4}, {2, 1})));
               }),
               D({11}, {1, 1}));
+}
+
+// Products above kShardGemmMinMacs are split into bands of rows (m >= n) or columns (m < n) on
+// the intra-op pool (Eval runs 4 threads); band edges that are not multiples of 16 included.
+TEST_CASE("MatMul split over the intra-op pool matches a naive loop", "[math][matmul]") {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> dist(-1, 1);
+  auto random = [&](const TensorShape& s) {
+    Tensor t(DataType::kDouble, s);
+    for (int64_t i = 0; i < t.NumElements(); ++i) t.data<double>()[i] = dist(rng);
+    return t;
+  };
+  const int64_t k = 300;
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{37, 1003}, {1003, 37}}) {
+    REQUIRE(m * n * k >= kShardGemmMinMacs);
+    for (bool tx : {false, true})
+      for (bool ty : {false, true}) {
+        Tensor x = random(tx ? TensorShape{k, m} : TensorShape{m, k});
+        Tensor y = random(ty ? TensorShape{n, k} : TensorShape{k, n});
+        Tensor got = Eval([&](const Scope& s) {
+          return ops::MatMul(s, ops::Const(s, x), ops::Const(s, y), tx, ty);
+        });
+        INFO("m " << m << " n " << n << " transpose_a " << tx << " transpose_b " << ty);
+        test::ExpectClose(got, NaiveBatchMatMul(x, y, tx, ty), 1e-12, 1e-12);
+      }
+  }
 }
 
 TEST_CASE("BatchMatMul rejects unequal batch dimensions", "[math][matmul][errors]") {
