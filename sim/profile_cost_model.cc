@@ -87,6 +87,7 @@ StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int 
                                                     const std::string& path,
                                                     bool use_step_costs) {
   ProfileCostModel m;
+  m.gpu_ = profile.device_type == "GPU";
   m.threads_ = threads;
   std::set<int> counts;
   std::map<std::string, std::vector<const ProfilePoint*>> by_op;
@@ -161,7 +162,7 @@ ProfileCostModel::StepCorrection ProfileCostModel::Correction(const std::string&
     min_ratio = std::min(min_ratio, y / x);
     min_residual = std::min(min_residual, y);
   }
-  if (min_ratio < 0) out.node_time_factor = std::max(min_ratio, -0.5);
+  if (min_ratio < 0) out.node_time_factor = std::max(min_ratio, gpu_ ? -0.95 : -0.5);
   else if (!step_costs_) out.step_overhead_ns = min_residual;  // measured costs: noise, not added
   return out;
 }

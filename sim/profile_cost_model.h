@@ -22,8 +22,10 @@
 // their residuals r = median_step_ns - node_sum_ns. The noise of a shared machine only adds
 // time, so the smallest residual is the estimate: when some r / node_sum_ns is negative (traced
 // kernels slower than the untraced step, or kernels overlapping), node_time_factor = the
-// smallest such ratio (at least -0.5) and no step overhead; otherwise step_overhead_ns = the
-// smallest r. (The median residual added a loaded configuration's 6 ms to LeNet's 2 ms steps.)
+// smallest such ratio (at least -0.5 for a CPU profile: two threads overlapping halve a step;
+// at least -0.95 for a GPU profile, whose traced steps synchronise after every node, so that a
+// launch-bound step such as LeNet's on an H200 traces to 4x its untraced time) and no step
+// overhead; otherwise step_overhead_ns = the smallest r. (The median residual added a loaded configuration's 6 ms to LeNet's 2 ms steps.)
 // The fit uses the configurations of the simulated model when the profile holds it
 // (MatchingModel: the graph's node names are the profiled model's), else every configuration.
 // The simulator adds step_overhead_ns once per step and scales every node by
@@ -106,6 +108,7 @@ class ProfileCostModel {
   ProfileCostModel() = default;
   int threads_ = 1;
   bool step_costs_ = false;
+  bool gpu_ = false;  // a GPU profile (Profile::device_type "GPU")
   std::vector<ProfileStep> steps_;                       // of this thread count
   std::map<std::string, std::set<std::string>> model_nodes_;  // profiled node names per model
   ProfileExecutor executor_;
