@@ -123,6 +123,7 @@ StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int 
       if (key.empty()) {
         m.by_op_[op] = std::move(c);
       } else {
+        c.model = key.substr(0, key.find('\n'));
         m.by_node_[{op, key.substr(key.find('\n') + 1)}].push_back(std::move(c));
       }
     }
@@ -188,18 +189,25 @@ std::string ProfileCostModel::MatchingModel(const std::vector<std::string>& node
 }
 
 ProfilePrediction ProfileCostModel::Predict(const std::string& op, const std::string& node,
-                                            const OpWork& work) const {
+                                            const OpWork& work, const std::string& model) const {
   ProfilePrediction out;
   auto op_it = by_op_.find(op);
   if (op_it == by_op_.end()) return out;
   const Curve& op_curve = op_it->second;
   const double w = Work(op_curve.by_flops, work.flops, work.bytes_accessed);
   auto node_it = by_node_.find({op, node});
+  // The node's curves: those of `model` when it has any, else every profiled model's.
+  std::vector<const Curve*> node_curves;
+  if (node_it != by_node_.end()) {
+    for (const Curve& c : node_it->second)
+      if (c.model == model) node_curves.push_back(&c);
+    if (node_curves.empty())
+      for (const Curve& c : node_it->second) node_curves.push_back(&c);
+  }
   if (w <= 0) {
     // No work: the node's own mean where it was profiled without work, else the op type's.
-    if (node_it != by_node_.end())
-      for (const Curve& c : node_it->second)
-        if (c.has_constant) return {c.constant_ns, ProfilePrediction::Source::kInterpolated};
+    for (const Curve* c : node_curves)
+      if (c->has_constant) return {c->constant_ns, ProfilePrediction::Source::kInterpolated};
     if (op_curve.has_constant)
       return {op_curve.constant_ns, ProfilePrediction::Source::kInterpolated};
     return {op_curve.points.front().second, ProfilePrediction::Source::kExtrapolated};
@@ -212,8 +220,7 @@ ProfilePrediction ProfileCostModel::Predict(const std::string& op, const std::st
     const double d = RangeDistance(c, w);
     if (d < best_distance) best = &c, best_distance = d;
   };
-  if (node_it != by_node_.end())
-    for (const Curve& c : node_it->second) consider(c);
+  for (const Curve* c : node_curves) consider(*c);
   if (best == nullptr || !InRange(*best, w)) consider(op_curve);
   if (best == nullptr || best->points.empty())
     return {op_curve.has_constant ? op_curve.constant_ns : 0,

@@ -69,8 +69,10 @@ class ProfileCostModel {
   static StatusOr<ProfileCostModel> Create(const Profile& profile, int threads,
                                            const std::string& path, bool use_step_costs = true);
 
-  ProfilePrediction Predict(const std::string& op, const std::string& node,
-                            const OpWork& work) const;
+  // `model` (MatchingModel's answer, or empty): where several profiled models have a node of this
+  // name and op type (LeNet's and AlexNet's input/images), that model's measurements are read.
+  ProfilePrediction Predict(const std::string& op, const std::string& node, const OpWork& work,
+                            const std::string& model = "") const;
   // The executor's fixed costs for this thread count (zeros when the profile has none).
   const ProfileExecutor& executor() const { return executor_; }
   int threads() const { return threads_; }
@@ -102,6 +104,7 @@ class ProfileCostModel {
     double constant_ns = 0;                         // mean time of points without work
     bool has_constant = false;
     double fit_a_ns = 0, fit_ns_per_work = 0;       // the roofline fit
+    std::string model;                              // a node's curve: its profiled model
   };
 
  private:

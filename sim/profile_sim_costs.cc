@@ -66,7 +66,7 @@ std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel
   int counts[3] = {0, 0, 0};
   std::set<std::string> unprofiled;
   for (Node* n : g.nodes()) {
-    const ProfilePrediction p = pm.Predict(n->op(), n->name(), cm.Work(*n));
+    const ProfilePrediction p = pm.Predict(n->op(), n->name(), cm.Work(*n), model);
     ++counts[static_cast<int>(p.source)];
     if (p.source == ProfilePrediction::Source::kUnprofiled) unprofiled.insert(n->op());
   }
@@ -115,8 +115,8 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
   // Expensive as the executor decides it: a kernel time above kInexpensiveNs.
   ASSIGN_OR_RETURN(std::set<std::string> handed_off_set,
                    HandedOffNodes(g, [&](const Node& n) {
-                     return profile_model->Predict(n.op(), n.name(), cm->Work(n)).time_ns >
-                            Executor::kInexpensiveNs;
+                     return profile_model->Predict(n.op(), n.name(), cm->Work(n), model_name)
+                                .time_ns > Executor::kInexpensiveNs;
                    }));
   auto handed_off = std::make_shared<const std::set<std::string>>(std::move(handed_off_set));
   CostModelHandle h;
@@ -127,12 +127,13 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
                   Coverage(g, *cm, *profile_model, model_name, step, handed_off->size()) + ")";
   const Graph* graph = &g;
   const double node_scale = 1 + step.node_time_factor;
-  h.costs.compute_s = [cm, graph, profile_model, node_scale, handed_off](const Node& n,
-                                                                         const DeviceDesc& d) {
+  h.costs.compute_s = [cm, graph, profile_model, node_scale, handed_off, model_name](
+                          const Node& n, const DeviceDesc& d) {
     const Node* orig = graph->FindNode(n.name());
     if (orig == nullptr) return 0.0;
     const OpWork& work = cm->Work(*orig);
-    const ProfilePrediction p = profile_model->Predict(orig->op(), orig->name(), work);
+    const ProfilePrediction p =
+        profile_model->Predict(orig->op(), orig->name(), work, model_name);
     const double ns = p.source == ProfilePrediction::Source::kUnprofiled
                           ? AnalyticComputeNs(work, d)
                           : p.time_ns * node_scale +

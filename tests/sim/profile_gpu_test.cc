@@ -126,6 +126,26 @@ TEST_CASE("A GPU profile's step correction scales traced nodes below the CPU bou
   CHECK(bounded->Correction("tiny").node_time_factor == Approx(-0.95));
 }
 
+// Found by the H200 validation: LeNet's input/images Placeholder read AlexNet's (1 ms, a 227x227
+// batch) because both models have a node of that name; the simulated model's own measurement wins.
+TEST_CASE("Profile predictions of a node name two models share read the simulated model's",
+          "[sim][profile][gpuprofile]") {
+  Profile p = GpuTinyProfile();
+  p.points = {{"alexnet", "input/images", "Placeholder", 32, 1, 0, 0, 1000000, 3},
+              {"lenet", "input/images", "Placeholder", 32, 1, 0, 0, 20000, 3},
+              {"alexnet", "fc", "MatMul", 32, 1, 100, 800, 9000, 3},
+              {"lenet", "fc", "MatMul", 32, 1, 100, 800, 1000, 3}};
+  auto m = ProfileCostModel::Create(p, 1, "two.h5");
+  REQUIRE(m.ok());
+  CHECK(m->Predict("Placeholder", "input/images", {0, 0}, "lenet").time_ns == Approx(20000));
+  CHECK(m->Predict("Placeholder", "input/images", {0, 0}, "alexnet").time_ns == Approx(1000000));
+  CHECK(m->Predict("MatMul", "fc", {100, 0}, "lenet").time_ns == Approx(1000));
+  CHECK(m->Predict("MatMul", "fc", {100, 0}, "alexnet").time_ns == Approx(9000));
+  // A model the profile lacks: any profiled model's node (the first), as before.
+  const double other = m->Predict("Placeholder", "input/images", {0, 0}, "vgg").time_ns;
+  CHECK((other == Approx(20000) || other == Approx(1000000)));
+}
+
 TEST_CASE("Profile with an unknown device type or mode is refused naming the file",
           "[sim][profile][gpuprofile]") {
   fb::test::TempDir dir;
