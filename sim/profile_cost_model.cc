@@ -178,14 +178,16 @@ double ProfileCostModel::NodeOverheadNs(bool handed_off) const {
 }
 
 std::string ProfileCostModel::MatchingModel(const std::vector<std::string>& nodes) const {
+  std::string best;
+  size_t best_found = 0;
   for (const auto& [model, names] : model_nodes_) {
     size_t found = 0;
     for (const std::string& n : nodes) found += names.count(n);
-    if (found >= 0.9 * static_cast<double>(nodes.size()) &&
-        found >= 0.9 * static_cast<double>(names.size()))
-      return model;
+    if (found >= 0.6 * static_cast<double>(nodes.size()) &&
+        found >= 0.9 * static_cast<double>(names.size()) && found > best_found)
+      best = model, best_found = found;
   }
-  return "";
+  return best;
 }
 
 ProfilePrediction ProfileCostModel::Predict(const std::string& op, const std::string& node,

@@ -27,7 +27,8 @@
 // launch-bound step such as LeNet's on an H200 traces to 4x its untraced time) and no step
 // overhead; otherwise step_overhead_ns = the smallest r. (The median residual added a loaded configuration's 6 ms to LeNet's 2 ms steps.)
 // The fit uses the configurations of the simulated model when the profile holds it
-// (MatchingModel: the graph's node names are the profiled model's), else every configuration.
+// (MatchingModel: the graph's node names are mostly the profiled model's), else every
+// configuration.
 // The simulator adds step_overhead_ns once per step and scales every node by
 // 1 + node_time_factor.
 //
@@ -91,8 +92,10 @@ class ProfileCostModel {
   double NodeOverheadNs(bool handed_off) const;
   // Fitted on the configurations of `model` ("" or a model without configurations: all).
   StepCorrection Correction(const std::string& model = "") const;
-  // The profiled model (with these threads) whose node names cover at least 90% of `nodes` and
-  // of its own; "" when none does.
+  // The profiled model (with these threads) with the most node names in `nodes`, among those
+  // whose names are at least 90% of their own in `nodes` and cover at least 60% of `nodes` (the
+  // run's default graph passes remove 20-30% of a forward-backward graph's nodes before the
+  // profile traces it: Identity, folded shapes); "" when none does.
   std::string MatchingModel(const std::vector<std::string>& nodes) const;
   double step_overhead_ns() const { return Correction().step_overhead_ns; }
   double node_time_factor() const { return Correction().node_time_factor; }
