@@ -15,6 +15,7 @@
 
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
+#include "engine/passes/graph_pass.h"
 #include "sim/op_time_scales.h"
 #include "sim/profile.h"
 #include "sim/profile_device.h"
@@ -32,6 +33,7 @@ struct SimFlags {
   std::string compression = "off", cost_model = "analytic", stragglers, trace, metrics_json;
   std::string allreduce_algorithm = "libnbc";
   bool check_memory = false;
+  bool no_default_passes = false;
   std::string loop_iterations;  // "": not given
   std::string model_mode;       // "": the profile's mode with profile:FILE, else train
   int replicas = 1, ps = 0, steps = 1, concurrent_steps = 1, batch = 32;
@@ -75,6 +77,17 @@ StatusOr<std::optional<sim::Profile>> ProfileOfSpec(const std::string& spec, std
   return std::optional<sim::Profile>(std::move(p));
 }
 
+// A model's step as `flowbench benchmark` runs it: after the Session's default graph passes
+// (engine/passes/graph_pass.h), so that the simulated nodes are those a profile traced. Graph
+// files and synthetic models are simulated as given.
+Status RunDefaultPasses(const SimFlags& f, Graph* g) {
+  if (f.model.empty() || f.model.rfind("synthetic", 0) == 0 || f.no_default_passes)
+    return Status::OK();
+  std::vector<PassReport> reports;
+  return RunGraphPasses(DefaultGraphPasses(), PassPhase::kBeforePlacement, g, PassContext{},
+                        &reports);
+}
+
 Status RunSim(const SimFlags& f) {
   ASSIGN_OR_RETURN(sim::SimRunOptions options, Options(f));
   std::string profile_path;
@@ -84,6 +97,7 @@ Status RunSim(const SimFlags& f) {
     ASSIGN_OR_RETURN(mode, sim::ProfileModelMode(*profile, profile_path, f.model_mode));
   }
   ASSIGN_OR_RETURN(sim::SimGraph graph, sim::LoadSimGraph(f.graph, f.model, f.batch, mode));
+  RETURN_IF_ERROR(RunDefaultPasses(f, graph.graph.get()));
   ASSIGN_OR_RETURN(std::string platform, sim::ResolvePlatformPath(f.platform));
   sim::Simulation simulation;
   RETURN_IF_ERROR(simulation.LoadPlatform(platform));
@@ -150,6 +164,9 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
                   "Step of --model: forward, forward-backward or train (flowbench benchmark "
                   "--mode; default: the profile's mode with --cost-model profile:FILE, else train)")
       ->check(CLI::IsMember({"forward", "forward-backward", "train"}));
+  cmd->add_flag("--no-default-passes", f.no_default_passes,
+                "Simulate --model's graph as built, without the Session's default graph passes "
+                "(as flowbench benchmark --no-default-passes)");
   cmd->add_option("--loop-iterations", f.loop_iterations,
                   "Iterations of every while loop when the cost model has no count (trace)");
   cmd->add_option("--compression", f.compression, "on | off (lossy 16-bit transfers)")
