@@ -100,6 +100,10 @@ const std::unordered_map<std::string, FlopsFn>& FlopTable() {
       {"L2Loss", PerInputElement(2)},
       {"Elu", PerOutputElement(4)},
       {"BiasAddGrad", PerInputElement(1)},
+      // One add per data element, whatever num_segments is (often known only at run time, which
+      // left the output's size, the old estimate, unknown: 1 FLOP in profiles of the sampled
+      // softmax's gradient).
+      {"UnsortedSegmentSum", PerInputElement(1)},
       // Per element: centred sums and square, then scale and shift (training); the gradient
       // adds dy and dy * xhat sums and dx = a * dy + b * (x - mean) + c.
       {"FusedBatchNorm", PerInputElement(5)},

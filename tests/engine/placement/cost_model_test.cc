@@ -56,6 +56,19 @@ TEST_CASE("Cost model: MatMul bytes and roofline time by hand", "[placement][cos
   CHECK(m.ComputeNs(*w.node(), 0) == Approx(1000));
 }
 
+TEST_CASE("Cost model: UnsortedSegmentSum adds each data element once",
+          "[placement][cost_model]") {
+  Scope root = Scope::NewRootScope();
+  auto data = ops::Placeholder(root.WithOpName("data"), DataType::kFloat, TensorShape({1000, 16}));
+  auto ids = ops::Placeholder(root.WithOpName("ids"), DataType::kInt32, TensorShape({1000}));
+  // num_segments known only at run time: the output's rows are unknown.
+  auto n = ops::Placeholder(root.WithOpName("n"), DataType::kInt32, TensorShape({}));
+  auto sum = ops::UnsortedSegmentSum(root.WithOpName("sum"), data, ids, n);
+  REQUIRE(root.ok());
+  CostModel m = MakeModel(*root.graph(), {SlowDevice(LocalDeviceName("CPU", 0))});
+  CHECK(m.Work(*sum.node()).flops == Approx(1000.0 * 16));
+}
+
 TEST_CASE("Cost model: Conv2D FLOPs and element-wise memory-bound time",
           "[placement][cost_model]") {
   Scope root = Scope::NewRootScope();
