@@ -146,6 +146,28 @@ TEST_CASE("Profile predictions of a node name two models share read the simulate
   CHECK((other == Approx(20000) || other == Approx(1000000)));
 }
 
+// The H200 profiles committed under sim/profiles/h200/: the first written by the short-lived
+// schema 2 that added the device attributes to schema 1's tables, the second by schema 3.
+TEST_CASE("Committed H200 profiles of both GPU layouts load", "[sim][profile][gpuprofile]") {
+  const std::string dir = std::string(FB_SOURCE_DIR) + "/sim/profiles/h200/";
+  auto v2 = ReadProfile(dir + "lenet_alexnet_fb.h5");
+  INFO(v2.status().ToString());
+  REQUIRE(v2.ok());
+  CHECK(v2->schema_version == 2);
+  CHECK(v2->device_type == "GPU");
+  CHECK(v2->mode == "forward-backward");
+  CHECK(v2->steps.size() == 4);
+  CHECK_FALSE(v2->executor.at(0).has_step_costs);
+  auto v3 = ReadProfile(dir + "lenet_alexnet_fb_passes.h5");
+  INFO(v3.status().ToString());
+  REQUIRE(v3.ok());
+  CHECK(v3->schema_version == kProfileSchemaVersion);
+  CHECK(v3->device_type == "GPU");
+  CHECK(v3->steps.size() == 4);
+  CHECK(v3->executor.at(0).has_step_costs);
+  CHECK(v3->steps[0].nodes > 0);
+}
+
 TEST_CASE("Profile with an unknown device type or mode is refused naming the file",
           "[sim][profile][gpuprofile]") {
   fb::test::TempDir dir;
