@@ -53,7 +53,13 @@ StatusOr<std::vector<SimDevice>> PlatformDevices(const sg4::Engine& engine) {
       return InvalidArgument("host '", h->get_name(), "': memory_bandwidth_bytes_per_s must be > 0");
     ASSIGN_OR_RETURN(d.desc.launch_overhead_ns,
                      NumberProperty(*h, "launch_overhead_ns", d.desc.launch_overhead_ns));
+    if (!(std::isfinite(d.desc.launch_overhead_ns) && d.desc.launch_overhead_ns >= 0))
+      return InvalidArgument("host '", h->get_name(), "': launch_overhead_ns is ",
+                             d.desc.launch_overhead_ns, "; expected a finite value >= 0");
     ASSIGN_OR_RETURN(double mem, NumberProperty(*h, "memory_bytes", 0));
+    if (!(mem >= 0 && mem < 9.2e18))  // int64_t bytes; NaN fails too
+      return InvalidArgument("host '", h->get_name(), "': memory_bytes is ", mem,
+                             "; expected 0 (no limit) up to 9.2e18 bytes");
     d.desc.memory_limit_bytes = static_cast<int64_t>(mem);
     d.desc.name = StringProperty(
         *h, "device_name",

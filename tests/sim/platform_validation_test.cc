@@ -199,4 +199,26 @@ TEST_CASE("Hosts without a route between them give InvalidArgument naming both b
 }
 
 }  // namespace
+// A host with out-of-range device properties (found by fuzz_platform: memory_bytes="1e90" was
+// cast to int64_t, undefined behaviour) is refused with the host and the property named.
+TEST_CASE("Out-of-range device properties give InvalidArgument naming the host",
+          "[sim][platform]") {
+  fb::test::TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"memory_bytes", "1e90"}, {"memory_bytes", "-1"}, {"launch_overhead_ns", "-5"}};
+  for (const auto& [prop, value] : cases) {
+    const std::string path = dir.file(prop + value + ".xml");
+    std::ofstream(path)
+        << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+           "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">"
+           "<host id=\"gpu0\" speed=\"1Gf\"><prop id=\"" << prop << "\" value=\"" << value
+        << "\"/></host></zone></platform>\n";
+    INFO(prop << "=" << value);
+    const std::string status = test::LoadPlatformInChild(path);
+    CHECK_THAT(status, Catch::StartsWith("InvalidArgument"));
+    CHECK_THAT(status, Catch::Contains("host 'gpu0'"));
+    CHECK_THAT(status, Catch::Contains(prop));
+  }
+}
+
 }  // namespace fb::sim
