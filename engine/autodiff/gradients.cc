@@ -183,11 +183,18 @@ class GradientBuilder {
     if (static_cast<int>(dx.size()) != n->num_inputs())
       return Internal("gradient of ", n->op(), " '", n->name(), "' returned ", dx.size(),
                       " gradients for ", n->num_inputs(), " inputs");
+    // A gradient for an input that leads to no x is never used: drop it before gating, so that
+    // the gate does not make the step compute it (the first convolution's Conv2DBackpropInput
+    // of every convnet: the input gradient of the images).
+    for (int i = 0; i < n->num_inputs(); ++i) {
+      const Edge* e = n->input_edge(i);
+      if (!e || !relevant_.count(e->src->id())) dx[i] = NodeOut{};
+    }
     if (gate_) RETURN_IF_ERROR(Gate(n, &dx));
     for (int i = 0; i < n->num_inputs(); ++i) {
       if (!dx[i].valid()) continue;
       const Edge* e = n->input_edge(i);
-      if (e && relevant_.count(e->src->id())) grads_[{e->src->id(), e->src_output}].push_back(dx[i]);
+      grads_[{e->src->id(), e->src_output}].push_back(dx[i]);
     }
     return Status::OK();
   }

@@ -77,5 +77,30 @@ TEST_CASE("An optimizer's update never overtakes a gradient that reads the same 
   }
 }
 
+TEST_CASE("Gating leaves out the gradient of an input that leads to no x", "[grad]") {
+  // d(sum(x . w))/dw only: MatMul's gradient for x (a Const, not differentiated) is not built
+  // into the gate, so no node waits for it and a step computing dw does not compute it (the
+  // images' gradient at a convnet's first convolution).
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Const(root, std::vector<float>(6, 1.f), TensorShape{2, 3});
+  Output w = ops::Const(root, std::vector<float>(6, 2.f), TensorShape{3, 2});
+  Output y = ops::MatMul(root, x, w);
+  std::vector<NodeOut> grads;
+  REQUIRE(AddSymbolicGradients(root.graph(), {y}, {w}, {}, &grads, "gradients", true).ok());
+  REQUIRE(grads.size() == 1);
+  CHECK(grads[0].node->op() == "MatMul");  // one gradient: nothing to gate
+  // The gradient function built dx too; nothing may consume it (the Session prunes it).
+  int unused = 0;
+  for (const Node* n : root.graph()->nodes())
+    if (n->op() == "MatMul" && n != y.node() && n != grads[0].node) {
+      ++unused;
+      CHECK(n->out_edges().empty());
+    }
+  CHECK(unused == 1);
+  auto s = test::MakeSession(root.ToGraphDef());
+  CHECK(test::Values<float>(test::RunOk(s.get(), {}, {Output(grads[0]).name()})[0]) ==
+        std::vector<float>(6, 2.f));
+}
+
 }  // namespace
 }  // namespace fb
