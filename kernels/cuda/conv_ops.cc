@@ -14,9 +14,11 @@
 #include <map>
 #include <tuple>
 
+#include "engine/ops/fused_conv_attrs.h"
 #include "kernels/cuda/conv_direct_launch.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/cudnn_util.h"
+#include "kernels/cuda/fused_conv_launch.h"
 #include "kernels/cuda/gpu_kernel_util.h"
 #include "kernels/cuda/window_launch.h"
 
@@ -335,12 +337,42 @@ class GpuConvOp : public OpKernel {
 
 template <typename T>
 using GpuConv2DOp = GpuConvOp<T, ConvKind::kForward>;
+
+// _FusedConv2D (the fuse_conv_bias_relu pass): the Conv2D above, then bias (+ Relu) in one pass
+// over the output on the same stream (fused_conv_launch.h), in place of a BiasAdd and a Relu.
+template <typename T>
+class GpuFusedConv2DOp : public GpuConv2DOp<T> {
+ public:
+  explicit GpuFusedConv2DOp(OpKernelConstruction* c) : GpuConv2DOp<T>(c) {
+    auto relu = FusedConvAppliesRelu(c->def().attrs);
+    if (relu.ok()) relu_ = *relu;
+    else c->SetStatus(relu.status());
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& filter = ctx->input(1);
+    const Tensor& bias = ctx->input(2);
+    if (filter.dims() == 4)  // otherwise the convolution names the filter's shape
+      OP_REQUIRES(ctx, bias.dims() == 1 && bias.dim_size(0) == filter.dim_size(3),
+                  InvalidArgument("bias must be 1-D of the filter's out_depth ",
+                                  filter.dim_size(3), ", got shape ", bias.shape().DebugString()));
+    GpuConv2DOp<T>::Compute(ctx);
+    if (!ctx->status().ok()) return;
+    const Tensor& out = ctx->output_value(0).tensor;
+    LaunchBiasActivation<T>(bias.data<T>(), out.NumElements(), bias.NumElements(), relu_,
+                            out.data<T>(), GpuOf(ctx)->compute_stream());
+  }
+
+ private:
+  bool relu_ = false;
+};
 template <typename T>
 using GpuConv2DBackpropInputOp = GpuConvOp<T, ConvKind::kBackpropInput>;
 template <typename T>
 using GpuConv2DBackpropFilterOp = GpuConvOp<T, ConvKind::kBackpropFilter>;
 
 FB_REGISTER_GPU_FD("Conv2D", GpuConv2DOp);
+FB_REGISTER_GPU_FD("_FusedConv2D", GpuFusedConv2DOp);
 FB_REGISTER_GPU_FD_HOST("Conv2DBackpropInput", GpuConv2DBackpropInputOp, "input_sizes");
 FB_REGISTER_GPU_FD_HOST("Conv2DBackpropFilter", GpuConv2DBackpropFilterOp, "filter_sizes");
 
