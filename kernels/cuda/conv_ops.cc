@@ -12,7 +12,7 @@
 // the direct kernels of conv_direct_launch.h compute it instead: slower, never a refusal.
 // 1x1 convolutions with unit strides (most of GoogLeNet's) skip cuDNN and the filter transposes:
 // each of the three is one cuBLAS GEMM (IsPointwise). _FusedConv2D (the fuse_conv_bias_relu
-// pass) is Conv2D followed by one bias + Relu kernel (fused_conv_launch.h).
+// pass) is Conv2D followed by one bias + Relu kernel (bias_relu_launch.h).
 #include <atomic>
 #include <climits>
 #include <map>
@@ -23,7 +23,7 @@
 #include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/cudnn_util.h"
-#include "kernels/cuda/fused_conv_launch.h"
+#include "kernels/cuda/bias_relu_launch.h"
 #include "kernels/cuda/gpu_kernel_util.h"
 #include "kernels/cuda/window_launch.h"
 
@@ -377,7 +377,7 @@ template <typename T>
 using GpuConv2DOp = GpuConvOp<T, ConvKind::kForward>;
 
 // _FusedConv2D (the fuse_conv_bias_relu pass): the Conv2D above, then bias (+ Relu) in one pass
-// over the output on the same stream (fused_conv_launch.h), in place of a BiasAdd and a Relu.
+// over the output on the same stream (bias_relu_launch.h), in place of a BiasAdd and a Relu.
 template <typename T>
 class GpuFusedConv2DOp : public GpuConv2DOp<T> {
  public:
@@ -397,8 +397,8 @@ class GpuFusedConv2DOp : public GpuConv2DOp<T> {
     GpuConv2DOp<T>::Compute(ctx);
     if (!ctx->status().ok()) return;
     const Tensor& out = ctx->output_value(0).tensor;
-    LaunchBiasActivation<T>(bias.data<T>(), out.NumElements(), bias.NumElements(), relu_,
-                            out.data<T>(), GpuOf(ctx)->compute_stream());
+    LaunchBiasActivation<T>(out.data<T>(), bias.data<T>(), out.NumElements(), bias.NumElements(),
+                            relu_, out.data<T>(), GpuOf(ctx)->compute_stream());
   }
 
  private:

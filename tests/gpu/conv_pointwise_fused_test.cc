@@ -102,5 +102,20 @@ TEST_CASE("GPU _FusedConv2D keeps NaN through the Relu and names a bad bias", "[
                Catch::Contains("bias must be 1-D of the filter's out_depth 3, got shape [2]"));
 }
 
+TEST_CASE("GPU Relu and BiasAdd (own kernels) match the CPU, NaN included", "[gpu][activation]") {
+  for (DataType dt : {DataType::kFloat, DataType::kDouble}) {
+    Tensor x = Random(dt, {3, 4, 5, 6}, -2, 2, 49);
+    Tensor b = Random(dt, {6}, -1, 1, 50);
+    ExpectGpuMatchesCpu(Node("Relu", 1, {{"T", dt}}), {x}, 0, 0);
+    ExpectGpuMatchesCpu(Node("BiasAdd", 2, {{"T", dt}}), {x, b}, 0, 0);
+  }
+  Tensor x = Tensor::FromVector<float>({std::nanf(""), -1.0f, 2.0f, -0.0f});
+  Tensor y = test::Run(test::Gpu(), Node("Relu", 1, {{"T", DataType::kFloat}}), {x})[0];
+  CHECK(std::isnan(y.data<float>()[0]));
+  CHECK(y.data<float>()[1] == 0.0f);
+  CHECK(y.data<float>()[2] == 2.0f);
+  CHECK(y.data<float>()[3] == 0.0f);
+}
+
 }  // namespace
 }  // namespace fb::gpu
