@@ -1,9 +1,8 @@
 // CUDA kernels of window_launch.h: explicit bottom/right padding and its crop for cuDNN's
-// convolutions, average pooling with padding excluded from the divisor, and max pooling and its
-// gradient (argmax per window, then a gather per input element: no atomics, no padded copies).
+// convolutions, and average pooling with padding excluded from the divisor (max pooling:
+// max_pool_kernels.cu).
 // Grid-stride loops with 256-thread blocks and int64 indices, as state_kernels.cu.
 #include <cstdint>
-#include <limits>
 
 #include "kernels/cuda/window_launch.h"
 #include "kernels/cuda/grid_loop.cuh"
@@ -105,70 +104,6 @@ __global__ void AvgPoolGradKernel(const T* dy, PoolGeometry g, T* dx, int64_t n)
   }
 }
 
-// Whether v replaces `best` as a window's maximum under kernels/cpu's rule (row-major window
-// order): strictly larger, or the window's first NaN.
-template <typename T>
-__device__ bool Beats(T v, T best) {
-  return v > best || (v != v && best == best);
-}
-
-// One output element of max pooling: y[i] = the window's maximum (NaN if it holds one, -inf for
-// an empty window, as kernels/cpu) and, when `arg` is given, its first argmax as a pixel offset
-// r * cols + c within the image (-1 for an empty window).
-template <typename T, typename Index>
-__global__ void MaxPoolKernel(const T* x, PoolGeometry g, T* y, Index* arg, int64_t n) {
-  FB_GRID_LOOP(i, n) {
-    const int64_t d = i % g.depth;
-    int64_t t = i / g.depth;
-    const int64_t oj = t % g.out_cols;
-    t /= g.out_cols;
-    const int64_t oi = t % g.out_rows;
-    const int64_t b = t / g.out_rows;
-    int64_t r0, r1, c0, c1;
-    WindowRange(oi, g.stride_rows, g.pad_rows, g.window_rows, g.rows, &r0, &r1);
-    WindowRange(oj, g.stride_cols, g.pad_cols, g.window_cols, g.cols, &c0, &c1);
-    T best = -std::numeric_limits<T>::infinity();
-    int64_t best_at = -1;
-    const T* image = x + b * g.rows * g.cols * g.depth + d;
-    for (int64_t r = r0; r < r1; ++r)
-      for (int64_t c = c0; c < c1; ++c) {
-        const T v = image[(r * g.cols + c) * g.depth];
-        if (best_at < 0 || Beats(v, best)) {
-          best = v;
-          best_at = r * g.cols + c;
-        }
-      }
-    if (y != nullptr) y[i] = best;
-    if (arg != nullptr) arg[i] = static_cast<Index>(best_at);
-  }
-}
-
-// One input element of MaxPoolGrad: the sum of dy over the windows that hold it and whose argmax
-// it is, in row-major window order (kernels/cpu's order of accumulation: equal sums).
-template <typename T, typename Index>
-__global__ void MaxPoolGradGatherKernel(const T* dy, const Index* arg, PoolGeometry g, T* dx,
-                                        int64_t n) {
-  FB_GRID_LOOP(i, n) {
-    const int64_t d = i % g.depth;
-    int64_t t = i / g.depth;
-    const int64_t c = t % g.cols;
-    t /= g.cols;
-    const int64_t r = t % g.rows;
-    const int64_t b = t / g.rows;
-    int64_t i0, i1, j0, j1;
-    OutputRange(r, g.stride_rows, g.pad_rows, g.window_rows, g.out_rows, &i0, &i1);
-    OutputRange(c, g.stride_cols, g.pad_cols, g.window_cols, g.out_cols, &j0, &j1);
-    const Index self = static_cast<Index>(r * g.cols + c);
-    T sum = 0;
-    for (int64_t oi = i0; oi < i1; ++oi)
-      for (int64_t oj = j0; oj < j1; ++oj) {
-        const int64_t o = ((b * g.out_rows + oi) * g.out_cols + oj) * g.depth + d;
-        if (arg[o] == self) sum += dy[o];
-      }
-    dx[i] = sum;
-  }
-}
-
 }  // namespace
 
 template <typename T>
@@ -203,37 +138,13 @@ void LaunchAvgPoolGrad(const T* dy, const PoolGeometry& g, T* dx, cudaStream_t s
   if (n > 0) AvgPoolGradKernel<<<Blocks(n), kThreads, 0, s>>>(dy, g, dx, n);
 }
 
-template <typename T>
-void LaunchMaxPool(const T* x, const PoolGeometry& g, T* y, cudaStream_t s) {
-  const int64_t n = g.batch * g.out_rows * g.out_cols * g.depth;
-  if (n > 0)
-    MaxPoolKernel<T, int32_t><<<Blocks(n), kThreads, 0, s>>>(x, g, y, nullptr, n);
-}
-
-template <typename T, typename Index>
-void LaunchMaxPoolGrad(const T* x, const T* dy, const PoolGeometry& g, Index* argmax, T* dx,
-                       cudaStream_t s) {
-  const int64_t n_out = g.batch * g.out_rows * g.out_cols * g.depth;
-  const int64_t n_in = g.batch * g.rows * g.cols * g.depth;
-  if (n_out > 0)
-    MaxPoolKernel<T, Index><<<Blocks(n_out), kThreads, 0, s>>>(x, g, nullptr, argmax, n_out);
-  if (n_in > 0)
-    MaxPoolGradGatherKernel<T, Index><<<Blocks(n_in), kThreads, 0, s>>>(dy, argmax, g, dx,
-                                                                        n_in);
-}
-
 #define FB_INSTANTIATE_WINDOW(T)                                                            \
   template void LaunchPadBottomRight<T>(const T*, int64_t, int64_t, int64_t, int64_t,      \
                                         int64_t, int64_t, T, T*, cudaStream_t);            \
   template void LaunchCropBottomRight<T>(const T*, int64_t, int64_t, int64_t, int64_t,     \
                                          int64_t, int64_t, T*, cudaStream_t);              \
   template void LaunchAvgPool<T>(const T*, const PoolGeometry&, T*, cudaStream_t);         \
-  template void LaunchAvgPoolGrad<T>(const T*, const PoolGeometry&, T*, cudaStream_t);        \
-  template void LaunchMaxPool<T>(const T*, const PoolGeometry&, T*, cudaStream_t);            \
-  template void LaunchMaxPoolGrad<T, int32_t>(const T*, const T*, const PoolGeometry&,        \
-                                              int32_t*, T*, cudaStream_t);                    \
-  template void LaunchMaxPoolGrad<T, int64_t>(const T*, const T*, const PoolGeometry&,        \
-                                              int64_t*, T*, cudaStream_t);
+  template void LaunchAvgPoolGrad<T>(const T*, const PoolGeometry&, T*, cudaStream_t);
 FB_INSTANTIATE_WINDOW(float)
 FB_INSTANTIATE_WINDOW(double)
 #undef FB_INSTANTIATE_WINDOW

@@ -1,13 +1,13 @@
 #pragma once
 // Launchers of the CUDA kernels behind asymmetric SAME padding of the windowed cuDNN ops
 // (window_kernels.cu). TensorFlow's SAME padding puts the odd row (column) of an odd total pad
-// after the input (bottom/right); cuDNN pads both sides equally, so conv_ops.cc and cudnn_ops.cc
-// pad the input explicitly at the bottom/right, run cuDNN with the smaller symmetric padding and
-// crop gradients back, as TensorFlow's GPU Conv2D does. Average pooling, whose divisor excludes
-// padding, runs its own kernels instead, and so do MaxPool and MaxPoolGrad (their kernels handle
-// any padding without a padded copy and follow kernels/cpu's argmax rule). In the style of gpu_launch.h: plain device pointers,
-// int64 sizes, NHWC row-major layouts, enqueued on `s` and returning at once (launch errors
-// surface through cudaGetLastError). T = float, double.
+// after the input (bottom/right); cuDNN pads both sides equally, so conv_ops.cc pads the input
+// explicitly at the bottom/right, runs cuDNN with the smaller symmetric padding and crops
+// gradients back, as TensorFlow's GPU Conv2D does. Average pooling, whose divisor excludes
+// padding, runs its own kernels instead, and so do MaxPool and MaxPoolGrad (max_pool_kernels.cu:
+// any padding without a padded copy, kernels/cpu's argmax rule). In the style of gpu_launch.h:
+// plain device pointers, int64 sizes, NHWC row-major layouts, enqueued on `s` and returning at
+// once (launch errors surface through cudaGetLastError). T = float, double.
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// GPU MaxPool and MaxPoolGrad (max_pool_ops.cc, window_kernels.cu) against the CPU kernels,
+// GPU MaxPool and MaxPoolGrad (max_pool_ops.cc, max_pool_kernels.cu) against the CPU kernels,
 // exactly: the GPU recomputes each window's argmax with the CPU's rule (the first NaN, else the
 // first maximum, in row-major window order) and sums a pixel's gradients in the CPU's order. Inputs
 // with many ties (values from {0, 1, 2}) and with NaNs, SAME (symmetric and asymmetric) and VALID
