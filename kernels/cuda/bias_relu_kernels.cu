@@ -46,8 +46,10 @@ void LaunchBiasActivation(const T* x, const T* bias, int64_t n, int64_t depth, b
   if (n <= 0 || depth <= 0) return;
   // The 32-bit loop's i + stride stays below 2^32 when n + the grid's thread count does.
   const int64_t grid_threads = int64_t{Blocks(n)} * kThreads;
-  if (n + grid_threads <= int64_t{UINT32_MAX}) LaunchBias<T, uint32_t>(x, bias, n, depth, relu, y, s);
-  else LaunchBias<T, int64_t>(x, bias, n, depth, relu, y, s);
+  if (n + grid_threads <= int64_t{UINT32_MAX})
+    LaunchBias<T, uint32_t>(x, bias, n, depth, relu, y, s);
+  else
+    LaunchBias<T, int64_t>(x, bias, n, depth, relu, y, s);
 }
 
 template <typename T>

@@ -157,7 +157,8 @@ TEST_CASE("fuse_conv_bias_relu gives the unfused values through the Session",
 // Runs one _FusedConv2D with `fused_ops` on the CPU through a Session (no passes).
 Status RunFused(const std::vector<std::string>& fused_ops, const Tensor& bias) {
   Scope root = Scope::NewRootScope();
-  for (const char* name : {"x", "w", "b"}) ops::Placeholder(root.WithOpName(name), DataType::kFloat);
+  for (const char* name : {"x", "w", "b"})
+    ops::Placeholder(root.WithOpName(name), DataType::kFloat);
   NodeDef def;
   def.name = "fused";
   def.op = "_FusedConv2D";
