@@ -161,6 +161,10 @@ void Setup(CLI::App* app) {
   cmd->add_flag("--no-default-passes{false}", o.default_passes,
                 "Skip the default graph passes (materialize_shapes, identity_removal, "
                 "constant_folding: engine/passes/graph_pass.h), as TensorFlow without Grappler");
+  cmd->add_option("--passes", o.passes,
+                  "Further graph passes, comma-separated, after the defaults: e.g. "
+                  "fuse_conv_bias_relu (Conv2D + BiasAdd + Relu as one kernel)")
+      ->delimiter(',');
   cmd->add_option("--trace", o.trace_path,
                   "Write an HDF5 trace (FILE.h5): every timed step, then "
                   "--trace-steps traced "

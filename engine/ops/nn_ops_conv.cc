@@ -94,9 +94,35 @@ OpDefBuilder BackpropFilterDef() {
            "out_backprop the gradient w.r.t. Conv2D's output. Output has shape filter_sizes.");
 }
 
+// Conv2D's output shape; bias must be 1-D of out_depth.
+Status FusedConv2DShapeFn(InferenceContext* c) {
+  RETURN_IF_ERROR(Conv2DShapeFn(c));
+  std::vector<int64_t> bias = DimsOrUnknown(c->input(2), 1);
+  std::vector<int64_t> filter = DimsOrUnknown(c->input(1), 4);
+  if (bias.size() != 1) return c->Error("bias must be 1-D, got shape ", DimsString(bias));
+  if (bias[0] >= 0 && filter[3] >= 0 && bias[0] != filter[3])
+    return c->Error("bias has ", bias[0], " values but the filter has out_depth ", filter[3],
+                    " (filter shape ", DimsString(filter), ")");
+  return Status::OK();
+}
+
+// TensorFlow's _FusedConv2D (grappler remapper): added only by the fuse_conv_bias_relu pass
+// (engine/passes/fuse_conv_bias_relu.h), never built by clients, so it has no gradient.
+OpDefBuilder FusedConv2DDef() {
+  OpDefBuilder b("_FusedConv2D");
+  b.Input("input: T").Input("filter: T").Input("bias: T").Output("output: T");
+  return ConvAttrs(b)
+      .Attr("fused_ops: list(string)")
+      .SetShapeFn(FusedConv2DShapeFn)
+      .Doc("Conv2D (same attrs) followed by the ops of fused_ops on its output in one kernel: "
+           "[\"BiasAdd\"] adds bias [out_depth] along the last dimension, [\"BiasAdd\", "
+           "\"Relu\"] then takes max(x, 0) (NaN stays NaN). Equal to the unfused ops.");
+}
+
 }  // namespace
 
 static register_op::Registrar fb_conv2d_registrar(Conv2DDef());
+static register_op::Registrar fb_fused_conv2d_registrar(FusedConv2DDef());
 static register_op::Registrar fb_conv2d_backprop_input_registrar(BackpropInputDef());
 static register_op::Registrar fb_conv2d_backprop_filter_registrar(BackpropFilterDef());
 

@@ -120,6 +120,7 @@ StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const Benchma
   *devices = DescribeDevicesForMetrics(*so.device_mgr);
   so.placer = o.placer;
   so.default_passes = o.default_passes;
+  so.passes = o.passes;
   ASSIGN_OR_RETURN(auto session, Session::Create(so));
   GraphDef graph = model.scope.ToGraphDef();
   SyntheticInit synthetic;

@@ -61,6 +61,9 @@ struct BenchmarkOptions {
   // The Session's default graph passes (engine/passes/graph_pass.h DefaultGraphPasses), as
   // TensorFlow runs Grappler by default; false times the graph as the model builder made it.
   bool default_passes = true;
+  // Further graph passes by name, run after the defaults (SessionOptions::passes), e.g.
+  // "fuse_conv_bias_relu" (engine/passes/fuse_conv_bias_relu.h). Empty by default.
+  std::vector<std::string> passes;
   // HDF5 trace (engine/trace): the graph, one /steps row per timed step and, after the timed
   // steps, `trace_steps` more steps traced node by node (so tracing does not perturb timing).
   std::string trace_path;  // "" for no trace

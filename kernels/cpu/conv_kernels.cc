@@ -9,6 +9,20 @@
 namespace fb {
 namespace {
 
+// Few filters: a direct convolution per image (narrow_conv.h), images in parallel.
+void DirectNarrow(OpKernelContext* ctx, const Conv2DShape& s, const float* x, const float* w,
+                  float* y) {
+  const nn::NarrowConvFilter filter(s, w);
+  const int64_t in_image = s.rows.in * s.cols.in * s.in_depth;
+  const int64_t out_image = nn::PatchesPerImage(s) * s.out_depth;
+  nn::Shard(ctx, s.batch, std::max<int64_t>(1, out_image * nn::PatchSize(s) / 4),
+            [&](int64_t begin, int64_t end) {
+              std::vector<float> scratch;
+              for (int64_t n = begin; n < end; ++n)
+                filter.ConvolveImage(s, x + n * in_image, y + n * out_image, &scratch);
+            });
+}
+
 template <typename T>
 class Conv2DOp : public nn::ConvKernelBase {
  public:
@@ -22,49 +36,42 @@ class Conv2DOp : public nn::ConvKernelBase {
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(s.OutputDims()), &out));
     if (out->NumElements() == 0) return;
-    const int64_t k = nn::PatchSize(s);
-    if (k == 0) {
-      out->flat<T>().setZero();
-      return;
-    }
-    const T* x = input.data<T>();
-    const T* w = filter.data<T>();
-    T* y = out->data<T>();
-    if constexpr (std::is_same_v<T, float>) {
-      if (s.out_depth <= nn::kNarrowGemmMaxN && !nn::PatchesAreInput(s)) {
-        return DirectNarrow(ctx, s, x, w, y);
-      }
-    }
-    const nn::PatchBlocks p = nn::PartitionPatches<T>(s);
-    nn::ShardWithScratch<T>(
-        ctx, s, p, p.num_blocks, p.max_patches * k * s.out_depth,
-        [&](int64_t begin, int64_t end, T* scratch) {
-          for (int64_t b = begin; b < end; ++b) {
-            const nn::PatchBlock blk = nn::BlockAt(s, p, b);
-            const T* cols = nn::BlockPatches(s, blk, x, scratch);
-            nn::ConvGemmNN(blk.num_patches, s.out_depth, k, cols, w,
-                           y + blk.first_patch * s.out_depth);
-          }
-        });
-  }
-
- private:
-  // Few filters: a direct convolution per image (narrow_conv.h), images in parallel.
-  static void DirectNarrow(OpKernelContext* ctx, const Conv2DShape& s, const float* x,
-                           const float* w, float* y) {
-    const nn::NarrowConvFilter filter(s, w);
-    const int64_t in_image = s.rows.in * s.cols.in * s.in_depth;
-    const int64_t out_image = nn::PatchesPerImage(s) * s.out_depth;
-    nn::Shard(ctx, s.batch, std::max<int64_t>(1, out_image * nn::PatchSize(s) / 4),
-              [&](int64_t begin, int64_t end) {
-                std::vector<float> scratch;
-                for (int64_t n = begin; n < end; ++n)
-                  filter.ConvolveImage(s, x + n * in_image, y + n * out_image, &scratch);
-              });
+    nn::Conv2DForward<T>(ctx, s, input.data<T>(), filter.data<T>(), out->data<T>());
   }
 };
 
 }  // namespace
+
+namespace nn {
+
+template <typename T>
+void Conv2DForward(OpKernelContext* ctx, const Conv2DShape& s, const T* x, const T* w, T* y) {
+  const int64_t k = PatchSize(s);
+  if (k == 0) {
+    std::fill_n(y, s.batch * s.rows.out * s.cols.out * s.out_depth, T(0));
+    return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    if (s.out_depth <= kNarrowGemmMaxN && !PatchesAreInput(s)) return DirectNarrow(ctx, s, x, w, y);
+  }
+  const PatchBlocks p = PartitionPatches<T>(s);
+  ShardWithScratch<T>(ctx, s, p, p.num_blocks, p.max_patches * k * s.out_depth,
+                      [&](int64_t begin, int64_t end, T* scratch) {
+                        for (int64_t b = begin; b < end; ++b) {
+                          const PatchBlock blk = BlockAt(s, p, b);
+                          const T* cols = BlockPatches(s, blk, x, scratch);
+                          ConvGemmNN(blk.num_patches, s.out_depth, k, cols, w,
+                                     y + blk.first_patch * s.out_depth);
+                        }
+                      });
+}
+
+template void Conv2DForward<float>(OpKernelContext*, const Conv2DShape&, const float*,
+                                   const float*, float*);
+template void Conv2DForward<double>(OpKernelContext*, const Conv2DShape&, const double*,
+                                    const double*, double*);
+
+}  // namespace nn
 
 FB_REGISTER_FLOAT_KERNELS("Conv2D", Conv2DOp);
 

@@ -57,6 +57,13 @@ class ConvKernelBase : public OpKernel {
   Window2DAttrs attrs_;
 };
 
+// Conv2D's output y [batch, out_rows, out_cols, out_depth] (NHWC) of input x (NHWC) and filter w
+// (HWIO) with geometry `s`, on the intra-op pool of ctx (im2col + GEMM, or the direct narrow
+// convolution for float layers of few filters). Zeros when the patch size is 0. Used by Conv2D
+// and _FusedConv2D (fused_conv_kernels.cc). T = float, double.
+template <typename T>
+void Conv2DForward(OpKernelContext* ctx, const Conv2DShape& s, const T* x, const T* w, T* y);
+
 // The dims held by an int32 sizes input (input_sizes / filter_sizes): InvalidArgument unless it
 // is a vector of 4 entries.
 inline StatusOr<std::vector<int64_t>> SizesFromTensor(const Tensor& t, const char* name) {

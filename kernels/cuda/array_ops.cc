@@ -2,7 +2,8 @@
 // Pack, Split and Unpack (float and double; their shape, axis and index arguments are HostMemory,
 // read on the host). Inputs are checked and output shapes computed by the code the CPU kernels use
 // (kernels/cpu/array_io.h), so errors read the same; each copy is one strided-copy launch
-// per input or output (array_kernels.cu) on the compute stream. Whole-tensor results and pieces
+// per input or output (array_kernels.cu) on the compute stream, over the fewest dimensions that
+// describe it (Collapse). Whole-tensor results and pieces
 // along dimension 0 share the input's buffer, as on the CPU.
 #include "engine/ops/array_shape_util.h"
 #include "kernels/cpu/array_io.h"
@@ -47,11 +48,40 @@ StatusOr<StridedCopy> MakeCopy(const std::vector<int64_t>& dims,
   return c;
 }
 
+// The same copy over fewer dimensions, for fewer divisions per element in the kernel: dims of
+// size 1 are dropped (their index is always 0), and a dimension is merged into the one before it
+// where both are walked contiguously in source and destination and neither wraps (src_mod ==
+// dims). A channel slice or concat of NHWC tensors becomes [batch * rows * cols, channels].
+StridedCopy Collapse(const StridedCopy& c) {
+  StridedCopy out;
+  out.src_base = c.src_base;
+  out.dst_base = c.dst_base;
+  for (int d = 0; d < c.rank; ++d) {
+    if (c.dims[d] == 1) continue;
+    const int p = out.rank - 1;
+    if (p >= 0 && c.src_mod[d] == c.dims[d] && out.src_mod[p] == out.dims[p] &&
+        out.src_strides[p] == c.src_strides[d] * c.dims[d] &&
+        out.dst_strides[p] == c.dst_strides[d] * c.dims[d]) {
+      out.dims[p] *= c.dims[d];
+      out.src_mod[p] = out.dims[p];
+      out.src_strides[p] = c.src_strides[d];
+      out.dst_strides[p] = c.dst_strides[d];
+      continue;
+    }
+    out.dims[out.rank] = c.dims[d];
+    out.src_mod[out.rank] = c.src_mod[d];
+    out.src_strides[out.rank] = c.src_strides[d];
+    out.dst_strides[out.rank] = c.dst_strides[d];
+    ++out.rank;
+  }
+  return out;  // rank 0 for a single element: the kernel copies src_base to dst_base
+}
+
 void Launch(OpKernelContext* ctx, const Tensor& src, Tensor* dst, const StridedCopy& c) {
   int64_t n = 1;
   for (int d = 0; d < c.rank; ++d) n *= c.dims[d];
   LaunchStridedCopy(static_cast<int>(DataTypeSize(src.dtype())), src.raw_data(), dst->raw_data(),
-                    n, c, GpuOf(ctx)->compute_stream());
+                    n, Collapse(c), GpuOf(ctx)->compute_stream());
 }
 
 // MakeCopy's copy from `src` to `dst`, launched.

@@ -10,13 +10,20 @@
 // that padded input and crops it (window_launch.h). Where cuDNN has no algorithm at all for a
 // geometry and data type (double-precision NHWC gradients of strided convolutions on cuDNN 9.19),
 // the direct kernels of conv_direct_launch.h compute it instead: slower, never a refusal.
+// 1x1 convolutions with unit strides (most of GoogLeNet's) skip cuDNN and the filter transposes:
+// each of the three is one cuBLAS GEMM (IsPointwise). _FusedConv2D (the fuse_conv_bias_relu
+// pass) is Conv2D followed by one bias + Relu kernel (bias_relu_launch.h).
 #include <atomic>
+#include <climits>
 #include <map>
 #include <tuple>
 
+#include "engine/ops/fused_conv_attrs.h"
 #include "kernels/cuda/conv_direct_launch.h"
+#include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/cuda_status.h"
 #include "kernels/cuda/cudnn_util.h"
+#include "kernels/cuda/bias_relu_launch.h"
 #include "kernels/cuda/gpu_kernel_util.h"
 #include "kernels/cuda/window_launch.h"
 
@@ -145,6 +152,19 @@ StatusOr<AlgoChoice> FindAlgo(GpuDevice* gpu, ConvKind kind, const ConvDescs& d)
   return AlgoChoice{kDirectAlgo, 0};
 }
 
+// Whether `s` is a 1x1 convolution with unit strides and no padding (output = input positions):
+// then, in NHWC with an HWIO filter, the forward is the GEMM y[M, out] = x[M, in] w[in, out]
+// (M = batch * rows * cols) and both gradients are GEMMs too, with no filter transpose. As
+// TensorFlow's GPU kernels do (LaunchConv2DOp and the backprops), these run on cuBLAS, with the
+// device's TF32 setting (cublas_gemm.h). Sizes must fit cuBLAS's int.
+bool IsPointwise(const Conv2DShape& s) {
+  const int64_t m = s.batch * s.rows.in * s.cols.in;
+  return s.rows.window == 1 && s.cols.window == 1 && s.rows.stride == 1 && s.cols.stride == 1 &&
+         s.rows.pad_before == 0 && s.cols.pad_before == 0 && s.rows.out == s.rows.in &&
+         s.cols.out == s.cols.in && m <= INT_MAX && s.in_depth <= INT_MAX &&
+         s.out_depth <= INT_MAX;
+}
+
 // The three kernels differ in which of x, w, y they read and write; the rest is shared here.
 template <typename T, ConvKind kKind>
 class GpuConvOp : public OpKernel {
@@ -168,6 +188,10 @@ class GpuConvOp : public OpKernel {
                                                      sizeof(T) * out->NumElements(),
                                                      gpu->compute_stream()),
                                      "cudaMemsetAsync of an empty convolution's output"));
+      return;
+    }
+    if (IsPointwise(s) && !g_direct_forced.load()) {
+      OP_REQUIRES_OK(ctx, RunPointwise(ctx, gpu, s, out));
       return;
     }
     // cuDNN runs on `ps`: the input grown at the bottom/right where SAME padding is asymmetric.
@@ -299,6 +323,22 @@ class GpuConvOp : public OpKernel {
     return Status::OK();  // launch errors: GpuDevice::Compute checks cudaGetLastError
   }
 
+  // A 1x1 convolution (IsPointwise) as one cuBLAS GEMM on the compute stream; Gemm takes
+  // library_mu itself. Row-major, M = batch * rows * cols: the filter [in, out] is HWIO itself.
+  static Status RunPointwise(OpKernelContext* ctx, GpuDevice* gpu, const Conv2DShape& s,
+                             Tensor* out) {
+    const int64_t m = s.batch * s.rows.in * s.cols.in;
+    if (kKind == ConvKind::kForward)  // y[m, out] = x[m, in] w[in, out]
+      return Gemm<T>(gpu, GemmDims{m, s.in_depth, s.out_depth}, false, false,
+                     ctx->input(0).data<T>(), ctx->input(1).data<T>(), out->data<T>());
+    if (kKind == ConvKind::kBackpropInput)  // dx[m, in] = dy[m, out] w[in, out]^T
+      return Gemm<T>(gpu, GemmDims{m, s.out_depth, s.in_depth}, false, true,
+                     ctx->input(2).data<T>(), ctx->input(1).data<T>(), out->data<T>());
+    // dw[in, out] = x[m, in]^T dy[m, out]
+    return Gemm<T>(gpu, GemmDims{s.in_depth, m, s.out_depth}, true, false,
+                   ctx->input(0).data<T>(), ctx->input(2).data<T>(), out->data<T>());
+  }
+
   // The direct kernels on the unpadded geometry `s` (they read out-of-range rows as zeros).
   Status RunDirect(OpKernelContext* ctx, GpuDevice* gpu, const Conv2DShape& s, Tensor* out) const {
     DirectConvGeometry g;
@@ -335,12 +375,42 @@ class GpuConvOp : public OpKernel {
 
 template <typename T>
 using GpuConv2DOp = GpuConvOp<T, ConvKind::kForward>;
+
+// _FusedConv2D (the fuse_conv_bias_relu pass): the Conv2D above, then bias (+ Relu) in one pass
+// over the output on the same stream (bias_relu_launch.h), in place of a BiasAdd and a Relu.
+template <typename T>
+class GpuFusedConv2DOp : public GpuConv2DOp<T> {
+ public:
+  explicit GpuFusedConv2DOp(OpKernelConstruction* c) : GpuConv2DOp<T>(c) {
+    auto relu = FusedConvAppliesRelu(c->def().attrs);
+    if (relu.ok()) relu_ = *relu;
+    else c->SetStatus(relu.status());
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& filter = ctx->input(1);
+    const Tensor& bias = ctx->input(2);
+    if (filter.dims() == 4)  // otherwise the convolution names the filter's shape
+      OP_REQUIRES(ctx, bias.dims() == 1 && bias.dim_size(0) == filter.dim_size(3),
+                  InvalidArgument("bias must be 1-D of the filter's out_depth ",
+                                  filter.dim_size(3), ", got shape ", bias.shape().DebugString()));
+    GpuConv2DOp<T>::Compute(ctx);
+    if (!ctx->status().ok()) return;
+    const Tensor& out = ctx->output_value(0).tensor;
+    LaunchBiasActivation<T>(out.data<T>(), bias.data<T>(), out.NumElements(), bias.NumElements(),
+                            relu_, out.data<T>(), GpuOf(ctx)->compute_stream());
+  }
+
+ private:
+  bool relu_ = false;
+};
 template <typename T>
 using GpuConv2DBackpropInputOp = GpuConvOp<T, ConvKind::kBackpropInput>;
 template <typename T>
 using GpuConv2DBackpropFilterOp = GpuConvOp<T, ConvKind::kBackpropFilter>;
 
 FB_REGISTER_GPU_FD("Conv2D", GpuConv2DOp);
+FB_REGISTER_GPU_FD("_FusedConv2D", GpuFusedConv2DOp);
 FB_REGISTER_GPU_FD_HOST("Conv2DBackpropInput", GpuConv2DBackpropInputOp, "input_sizes");
 FB_REGISTER_GPU_FD_HOST("Conv2DBackpropFilter", GpuConv2DBackpropFilterOp, "filter_sizes");
 

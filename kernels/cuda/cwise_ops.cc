@@ -1,7 +1,9 @@
 // GPU kernels of the element-wise ops: unary math (Neg ... Reciprocal), binary math with NumPy
 // broadcasting (Add ... Pow), comparisons (Greater, Less, Equal -> bool), the activation
-// gradients (ReluGrad, SigmoidGrad, TanhGrad) and BiasAdd. Shapes are checked on the host; the
-// arithmetic is one launch of cwise_kernels.cu on the compute stream.
+// gradients (ReluGrad, SigmoidGrad, TanhGrad), BiasAdd and Relu. Shapes are checked on the host;
+// the arithmetic is one launch of cwise_kernels.cu (BiasAdd and Relu: bias_relu_kernels.cu) on
+// the compute stream.
+#include "kernels/cuda/bias_relu_launch.h"
 #include "kernels/cuda/gpu_kernel_util.h"
 
 namespace fb::gpu {
@@ -71,13 +73,24 @@ class GpuBiasAddOp : public OpKernel {
                 InvalidArgument("bias must be a vector of the last dimension of value, got ",
                                 bias.shape().DebugString(), " for value ",
                                 value.shape().DebugString()));
-    TensorShape shape;
-    BroadcastShape b;
-    OP_REQUIRES_OK(ctx, ToBroadcastShape(value.shape(), bias.shape(), &shape, &b));
     Tensor* out;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    LaunchBinary<T>(BinaryFn::kAdd, value.data<T>(), bias.data<T>(), out->data<T>(),
-                    out->NumElements(), b, GpuOf(ctx)->compute_stream());
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
+    LaunchBiasActivation<T>(value.data<T>(), bias.data<T>(), out->NumElements(),
+                            bias.NumElements(), /*relu=*/false, out->data<T>(),
+                            GpuOf(ctx)->compute_stream());
+  }
+};
+
+// Relu: max(x, 0), NaN kept (as the CPU kernel), one element-wise launch.
+template <typename T>
+class GpuReluOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Tensor* y;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+    LaunchRelu<T>(x.data<T>(), x.NumElements(), y->data<T>(), GpuOf(ctx)->compute_stream());
   }
 };
 
@@ -117,6 +130,7 @@ FB_REGISTER_COMPARE("Equal", kEqual);
 #undef FB_REGISTER_COMPARE
 
 FB_REGISTER_GPU_FD("BiasAdd", GpuBiasAddOp);
+FB_REGISTER_GPU_FD("Relu", GpuReluOp);
 
 }  // namespace
 }  // namespace fb::gpu

@@ -1,5 +1,6 @@
 // CUDA kernels of window_launch.h: explicit bottom/right padding and its crop for cuDNN's
-// convolutions and max pooling, and average pooling with padding excluded from the divisor.
+// convolutions, and average pooling with padding excluded from the divisor (max pooling:
+// max_pool_kernels.cu).
 // Grid-stride loops with 256-thread blocks and int64 indices, as state_kernels.cu.
 #include <cstdint>
 
