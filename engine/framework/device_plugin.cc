@@ -84,8 +84,10 @@ bool DeviceSupportPresent(const std::string& device_type) {
   return !IsGpu(device_type) || Gpu().present.load(std::memory_order_acquire);
 }
 
+// While the module loads, its initializers call this before all of its kernels are registered:
+// other threads must not see "present" until dlopen returns, so the loader sets it then.
 void MarkDeviceSupportPresent(const std::string& device_type) {
-  if (IsGpu(device_type)) Gpu().present.store(true, std::memory_order_release);
+  if (IsGpu(device_type) && !tls_loading) Gpu().present.store(true, std::memory_order_release);
 }
 
 Status LoadDeviceSupport(const std::string& device_type) {
@@ -102,7 +104,7 @@ Status LoadDeviceSupport(const std::string& device_type) {
   tls_loading = true;
   s.status = OpenGpuModule();
   tls_loading = false;
-  if (s.status.ok()) MarkDeviceSupportPresent(device_type);
+  if (s.status.ok()) s.present.store(true, std::memory_order_release);
   return s.status;
 #else
   return Status::OK();  // unreachable: DeviceSupportBuilt is false

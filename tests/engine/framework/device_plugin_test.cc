@@ -105,7 +105,10 @@ TEST_CASE("flowbench ops lists the GPU kernels of the module it loads", "[device
   REQUIRE(RunWithEnv(cli, "", "ops") == 0);
   const std::string out = cli.Stdout();
   // MatMul has CPU and GPU kernels; NcclAllReduce is defined by the module.
-  CHECK_THAT(out, Catch::Matches("(.|\n)*\nMatMul +CPU,GPU (.|\n)*"));
+  const size_t matmul = out.find("\nMatMul ");
+  REQUIRE(matmul != std::string::npos);
+  const std::string line = out.substr(matmul + 1, out.find('\n', matmul + 1) - matmul - 1);
+  CHECK_THAT(line, Catch::Contains(" CPU,GPU "));
   CHECK_THAT(out, Catch::Contains("NcclAllReduce"));
   CHECK(Loaded(cli.Stderr(), "libflowbench_cuda.so"));
 }
@@ -140,12 +143,13 @@ TEST_CASE("A GPU kernel lookup loads GPU support on demand", "[devices][gpu_modu
 }
 
 // Registrations after startup (a module's static initializers) next to lookups on other threads:
-// without the registry's lock the multimap is read while it rebalances.
+// without the registry's lock the multimap is read while it rebalances. A data race a plain
+// build rarely crashes on; ThreadSanitizer reports it (-fsanitize=thread) without the lock.
 TEST_CASE("Kernels registered while other threads look kernels up are all found",
           "[devices][gpu_module]") {
   const std::string type = "TEST_LATE_REGISTRATION";
   const std::string op = "_TestLateRegistration";
-  constexpr int kKernels = 400;
+  constexpr int kKernels = 2000;
   std::atomic<bool> done{false};
   std::atomic<int64_t> lookups{0};
   std::vector<std::thread> readers;
@@ -160,6 +164,7 @@ TEST_CASE("Kernels registered while other threads look kernels up are all found"
       }
     });
   }
+  while (lookups.load() < 2) std::this_thread::yield();  // the readers are running
   for (int i = 0; i < kKernels; ++i) {
     KernelRegistry::Global()->Register(
         KernelDefBuilder(op.c_str()).Device(type.c_str()).TypeConstraint(
@@ -168,7 +173,6 @@ TEST_CASE("Kernels registered while other threads look kernels up are all found"
   }
   done = true;
   for (std::thread& t : readers) t.join();
-  CHECK(lookups.load() > 0);
   const NodeDef n{"n", op, {}, "", {{"T", DataType::kFloat}}};
   CHECK(KernelRegistry::Global()->HasKernel(type, n));
   CHECK(KernelRegistry::Global()->TypesForOp(op, type).size() == 2);
