@@ -1,12 +1,27 @@
 // The `flowbench` command line. Subcommands are thin: they parse flags and call libraries.
+// Debug environment: FLOWBENCH_PRINT_LOADED_LIBRARIES=1 lists on stderr, when the process exits,
+// every shared object it has mapped ("flowbench: loaded <path>"): a CPU-only run maps no CUDA
+// library, a --devices gpu:N run also libflowbench_cuda.so and the CUDA libraries
+// (engine/framework/device_plugin.h; tests/engine/framework/device_plugin_test.cc).
+#include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
+#include "engine/framework/device_plugin.h"
+
+namespace {
+void PrintLoadedLibraries() {
+  for (const std::string& name : fb::LoadedSharedObjects())
+    std::cerr << "flowbench: loaded " << name << "\n";
+}
+}  // namespace
 
 int main(int argc, char** argv) {
+  if (const char* v = std::getenv("FLOWBENCH_PRINT_LOADED_LIBRARIES"); v && std::string(v) == "1")
+    std::atexit(PrintLoadedLibraries);
   CLI::App app{"flowbench: a dataflow-graph ML systems testbed (TensorFlow whitepaper, 2015)"};
   app.require_subcommand(1);
   fb::apps::RegisterAllCommands(&app);

@@ -10,9 +10,10 @@ endfunction()
 fb_glob(ENGINE_SRCS ${PROJECT_SOURCE_DIR}/engine/*.cc)
 add_library(fb_engine OBJECT ${ENGINE_SRCS})
 target_include_directories(fb_engine PUBLIC ${PROJECT_SOURCE_DIR})
+# ${CMAKE_DL_LIBS}: dlopen of the GPU module (engine/framework/device_plugin.cc).
 target_link_libraries(fb_engine PUBLIC Eigen3::Eigen nlohmann_json::nlohmann_json fmt::fmt
-                      spdlog::spdlog ZLIB::ZLIB Threads::Threads PkgConfig::OPENBLAS
-                      ${HDF5_C_LIBRARIES})
+                      spdlog::spdlog ZLIB::ZLIB Threads::Threads ${CMAKE_DL_LIBS}
+                      PkgConfig::OPENBLAS ${HDF5_C_LIBRARIES})
 target_include_directories(fb_engine PUBLIC ${HDF5_C_INCLUDE_DIRS})
 if(TCMALLOC_FOUND)
   target_link_libraries(fb_engine PUBLIC PkgConfig::TCMALLOC)

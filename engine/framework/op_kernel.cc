@@ -2,7 +2,9 @@
 
 #include <condition_variable>
 #include <set>
+#include <shared_mutex>
 
+#include "engine/framework/device_plugin.h"
 #include "engine/framework/tensor_allocate.h"
 
 namespace fb {
@@ -97,12 +99,28 @@ KernelRegistry* KernelRegistry::Global() {
   return r;
 }
 
+namespace {
+// Guards every KernelRegistry's map. Registrations also happen after startup, from the static
+// initializers of a device module loaded while other threads place or run graphs
+// (device_plugin.h). An Entry's address is stable (a multimap node), so Find may return it
+// after the lock is released: entries are never removed.
+std::shared_mutex& RegistryMu() {
+  static auto* mu = new std::shared_mutex;
+  return *mu;
+}
+}  // namespace
+
 void KernelRegistry::Register(const KernelDefBuilder& def, KernelFactory factory) {
+  std::unique_lock<std::shared_mutex> l(RegistryMu());
   kernels_.emplace(def.op(), Entry{def, std::move(factory)});
 }
 
+// A lookup for a device type whose support is a module (GPU) loads it first: its kernels
+// register then (outside the lock, which Register takes).
 const KernelRegistry::Entry* KernelRegistry::Find(const std::string& device_type,
                                                   const NodeDef& node) const {
+  LoadDeviceSupportForLookup(device_type);
+  std::shared_lock<std::shared_mutex> l(RegistryMu());
   auto range = kernels_.equal_range(node.op);
   for (auto it = range.first; it != range.second; ++it) {
     const Entry& e = it->second;
@@ -200,6 +218,7 @@ StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(const std::stri
 }
 
 std::vector<std::string> KernelRegistry::DeviceTypesForOp(const std::string& op) const {
+  std::shared_lock<std::shared_mutex> l(RegistryMu());
   std::set<std::string> types;
   auto range = kernels_.equal_range(op);
   for (auto it = range.first; it != range.second; ++it) types.insert(it->second.def.device());
@@ -208,6 +227,8 @@ std::vector<std::string> KernelRegistry::DeviceTypesForOp(const std::string& op)
 
 std::vector<DataType> KernelRegistry::TypesForOp(const std::string& op,
                                                  const std::string& device_type) const {
+  LoadDeviceSupportForLookup(device_type);
+  std::shared_lock<std::shared_mutex> l(RegistryMu());
   std::set<DataType> types;
   auto range = kernels_.equal_range(op);
   for (auto it = range.first; it != range.second; ++it) {

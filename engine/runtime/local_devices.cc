@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/framework/device_plugin.h"
 #include "engine/placement/device_config.h"
 
 namespace fb {
@@ -21,6 +22,10 @@ StatusOr<std::shared_ptr<DeviceMgr>> CreateDevicesForFlag(const std::string& spe
     }
     return std::make_shared<DeviceMgr>(std::move(kept));
   }
+  // The GPU module (device_plugin.h) registers the GPU factory when a GPU is visible. A build
+  // without CUDA falls through to the "no GPU visible" error below.
+  if (DeviceSupportBuilt(DEVICE_GPU))
+    RETURN_IF_ERROR(LoadDeviceSupport(DEVICE_GPU).WithPrefix("--devices " + spec + ": "));
   RETURN_IF_ERROR(DeviceFactory::AddDevices(options, &all));
   int gpus = 0;
   for (std::unique_ptr<Device>& d : all) {

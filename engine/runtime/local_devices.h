@@ -16,7 +16,11 @@
 
 namespace fb {
 
+// gpu:N first loads GPU support (libflowbench_cuda.so, engine/framework/device_plugin.h): a CPU
+// run never maps the CUDA libraries.
 // Errors: InvalidArgument for a malformed flag (ParseDevicesFlag) or threads < 1;
+// Unavailable "--devices gpu:1: GPU support not available: <dlerror>" when the GPU module of a
+// CUDA build cannot be loaded;
 // FailedPrecondition naming the flag when fewer GPUs are visible than gpu:N asks for, e.g.
 // "--devices gpu:1: no GPU visible (cudaGetDeviceCount found none, or flowbench was built without
 // CUDA)"; the device factories' errors (a GPU whose context cannot be made).

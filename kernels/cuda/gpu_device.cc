@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "engine/framework/device_plugin.h"
 #include "kernels/cuda/cuda_status.h"
 
 namespace fb::gpu {
@@ -108,8 +109,12 @@ class GpuDeviceFactory : public DeviceFactory {
   }
 };
 
+// Runs when the program starts (flowbench_gpu_tests, flowbench-gpubench link these objects) or
+// when libflowbench_cuda.so is loaded (engine/framework/device_plugin.h): either way GPU support
+// is now present and the module must not be loaded (again).
 struct RegisterGpu {
   RegisterGpu() {
+    MarkDeviceSupportPresent(DEVICE_GPU);
     if (VisibleGpuCount() > 0)
       DeviceFactory::Register(DEVICE_GPU, std::make_unique<GpuDeviceFactory>());
   }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/synthetic.h"
+#include "engine/framework/device_plugin.h"
 #include "engine/placement/device_config.h"
 #include "engine/runtime/local_devices.h"
 #include "experiments/training/benchmark.h"
@@ -14,7 +15,10 @@
 namespace fb {
 namespace {
 
+// The GPU factory registers when the GPU module loads (engine/framework/device_plugin.h) and
+// a GPU is visible.
 bool GpuVisible() {
+  if (!LoadDeviceSupport(DEVICE_GPU).ok()) return false;
   for (const std::string& t : DeviceFactory::RegisteredTypes())
     if (t == DEVICE_GPU) return true;
   return false;
