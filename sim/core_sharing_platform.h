@@ -1,0 +1,46 @@
+#pragma once
+// Generated platforms whose devices share one machine's cores (sim/core_sharing.h): the XML of
+// the machine host and of the device properties, used by MpiNodeXml, EmulatedClusterXml and
+// LocalCpuDevicesXml, and the core count of this machine.
+#include <map>
+#include <string>
+
+#include "engine/framework/status.h"
+
+namespace fb::sim {
+
+// Host id of the machine whose cores the devices of a generated platform share.
+inline constexpr const char* kSharedMachineHost = "machine";
+inline constexpr int kMaxSharedCores = 4096;
+
+// `<host id="machine" speed="FLOPS f" core="cores">` with device_type "none": the cores the
+// devices share, each of `flops_per_core` (only their count matters to the replay: a device's
+// execution is scaled to its own speed, sim/core_sharing.h).
+std::string SharedMachineHostXml(double flops_per_core, int cores, const std::string& indent);
+
+// The properties `shares_cores_with` (kSharedMachineHost) and `exec_threads` (1) of a device
+// that shares the machine's cores, one <prop> per line with `indent`.
+std::string SharesCoresPropsXml(const std::string& indent);
+
+// InvalidArgument naming `what` unless cores is in [0, kMaxSharedCores] (0: no sharing, every
+// device has a whole CPU of its own).
+Status CheckSharedCores(int cores, const std::string& what);
+
+// This machine's online cores (std::thread::hardware_concurrency, at least 1): the default of
+// `flowbench sim-platform --cores`.
+int MachineCores();
+
+// `devices` CPU devices of one process on this machine (`flowbench train --devices cpu:N`):
+// hosts cpu0.. of speed `flops_per_s` with the host properties `props` (those of a calibrated
+// one-device platform such as sim/platforms/this_machine.xml: memory bandwidth, launch overhead,
+// per-op time scales ...; device_name is replaced by "/job:localhost/replica:0/task:0/device:
+// CPU:i", and shares_cores_with / exec_threads are set by `cores`), each with its own link
+// of class `link_class` (sim/platform_generator.h LinkClassByName) to the others, sharing
+// `cores` cores of one machine (0: each device a whole CPU). InvalidArgument for devices
+// outside [1, kMaxMpiNodeTasks], a speed not finite and > 0, cores out of range, an unknown
+// link class or a property name or value with XML special characters.
+StatusOr<std::string> LocalCpuDevicesXml(int devices, double flops_per_s,
+                                         const std::map<std::string, std::string>& props,
+                                         int cores, const std::string& link_class = "shm");
+
+}  // namespace fb::sim
