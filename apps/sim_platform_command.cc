@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include <simgrid/s4u/Host.hpp>
+
 #include "apps/commands.h"
 #include "sim/core_sharing_platform.h"
 #include "sim/emulated_cluster_platform.h"

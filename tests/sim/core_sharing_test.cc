@@ -8,6 +8,8 @@
 #include <fstream>
 #include <map>
 
+#include <simgrid/s4u/Host.hpp>
+
 #include "sim/core_sharing_platform.h"
 #include "sim/emulated_cluster_platform.h"
 #include "sim/platform_generator.h"
@@ -245,6 +247,22 @@ TEST_CASE("sim-platform cpu-devices copies this_machine.xml's CPU and --cores se
   std::ifstream in(err);
   CHECK_THAT(std::string(std::istreambuf_iterator<char>(in), {}),
              Catch::Contains("--cores must be an integer, got 'x'"));
+}
+
+TEST_CASE("flowbench sim names the host whose shares_cores_with names no host",
+          "[sim][core_sharing]") {
+  fb::test::TempDir dir;
+  const std::string path =
+      std::string(FB_SOURCE_DIR) + "/tests/data/bad/platform_shares_cores_unknown_host.xml";
+  const std::string err = dir.file("err.txt");
+  const int status = std::system((std::string(FB_BINARY_DIR) + "/flowbench sim --model mlp " +
+                                  "--platform " + path + " > /dev/null 2> " + err).c_str());
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) != 0);
+  std::ifstream in(err);
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  CHECK_THAT(text, Catch::Contains("platform file '" + path + "'"));
+  CHECK_THAT(text, Catch::Contains("host 'cpu0': property shares_cores_with names host 'machin'"));
 }
 
 }  // namespace
