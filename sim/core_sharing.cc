@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "sim/platform.h"
 
@@ -54,13 +55,17 @@ void ExecuteOnDevice(const SimDevice& device, double flops) {
     sg4::this_actor::execute(flops);
     return;
   }
-  const sg4::Host* machine = device.cores.machine;
+  // One Exec per thread, each of seconds_alone on one core: a multi-core host gives an Exec at
+  // most one core (SimGrid 3.32's set_thread_count does not raise that bound), and the threads
+  // of all executions share the cores max-min fairly, as the OS shares them.
+  sg4::Host* machine = device.cores.machine;
   const int threads = std::min(device.cores.exec_threads, machine->get_core_count());
-  const double seconds_alone = flops / device.desc.peak_flops_per_s;
-  sg4::this_actor::exec_init(seconds_alone * threads * machine->get_speed())
-      ->set_host(device.cores.machine)
-      ->set_thread_count(threads)
-      ->wait();
+  const double core_flops = flops / device.desc.peak_flops_per_s * machine->get_speed();
+  std::vector<sg4::ExecPtr> execs;
+  for (int t = 0; t < threads; ++t)
+    execs.push_back(sg4::this_actor::exec_init(core_flops)->set_host(machine));
+  for (const sg4::ExecPtr& e : execs) e->start();
+  for (const sg4::ExecPtr& e : execs) e->wait();
 }
 
 }  // namespace fb::sim

@@ -13,9 +13,10 @@
 //   </host>
 //
 // An execution of s seconds on its device alone (what the cost model gives for the device's
-// speed) becomes an Exec of s x min(exec_threads, C) x core speed FLOPs on the machine, with
-// that many threads: alone it takes s; N one-thread executions on C < N cores share the cores
-// fairly (each gets C/N of a core), as an OS scheduler shares them; with N <= C each gets a core.
+// speed) becomes T = min(exec_threads, C) Execs of s x core speed FLOPs on the machine (its
+// threads), each at most one core: alone it takes s; N one-thread executions on C < N cores
+// share the cores fairly (each gets C/N of a core), as an OS scheduler shares them; with N <= C
+// each gets a core.
 // A device without `shares_cores_with` computes on its own host, as before.
 #include "engine/framework/status.h"
 

@@ -73,7 +73,7 @@ std::map<std::string, double> OneSecondEach(int kernels) {
   return s;
 }
 
-TEST_CASE("Equal independent kernels on a 2-core shared machine take 1x, 1.5x and 2x one kernel",
+TEST_CASE("Equal independent kernels on a 2-core shared machine take 1x 1.5x and 2x one kernel",
           "[sim][core_sharing]") {
   fb::test::TempDir dir;
   // 2 kernels on 2 cores: one core each, 1 s. 3 kernels: 2/3 of a core each, 1.5 s. 4: 2 s.
