@@ -41,6 +41,6 @@ int MachineCores();
 // link class or a property name or value with XML special characters.
 StatusOr<std::string> LocalCpuDevicesXml(int devices, double flops_per_s,
                                          const std::map<std::string, std::string>& props,
-                                         int cores, const std::string& link_class = "shm");
+                                         int cores, const std::string& link_class = "process");
 
 }  // namespace fb::sim

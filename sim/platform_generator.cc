@@ -90,7 +90,9 @@ StatusOr<LinkClass> LinkClassByName(const std::string& name) {
   if (name == "pcie") return LinkClass{name, 12e9, 5e-6};
   if (name == "nvlink") return LinkClass{name, 50e9, 2e-6};
   if (name == "shm") return LinkClass{name, 4e9, 10e-6};
-  return InvalidArgument("unknown link class '", name, "' (known: 10gbe, ib, pcie, nvlink, shm)");
+  if (name == "process") return LinkClass{name, 1e15, 1e-6};
+  return InvalidArgument("unknown link class '", name,
+                         "' (known: 10gbe, ib, pcie, nvlink, shm, process)");
 }
 
 StatusOr<std::string> FatTreeClusterXml(int nodes, const std::string& link_class,

@@ -31,7 +31,10 @@ Status CheckDeviceClass(const DeviceClass& device);
 
 // Network classes: "10gbe" (10 Gbit/s, 50 us per hop) and "ib" (InfiniBand EDR-class:
 // 100 Gbit/s, 1 us per hop); "pcie" (PCIe 3.0 x16: 12 GB/s, 5 us) and "nvlink" (NVLink 2:
-// 50 GB/s, 2 us); "shm" (MPI ranks of one machine, see MpiNodeXml: 4 GB/s, 10 us per hop).
+// 50 GB/s, 2 us); "shm" (MPI ranks of one machine, see MpiNodeXml: 4 GB/s, 10 us per hop);
+// "process" (devices of one process: the in-process rendezvous hands the tensor over by
+// reference, no copy, so 1e15 B/s nominal, and 1 us per link: a route's two links are one
+// thread hand-off, 1.5-2 us measured by `flowbench profile`, docs/simulator.md).
 struct LinkClass {
   std::string name;
   double bandwidth_bytes_per_s = 0;

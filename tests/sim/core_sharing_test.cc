@@ -91,7 +91,8 @@ TEST_CASE("Equal independent kernels on a 2-core shared machine take 1x 1.5x and
 TEST_CASE("A chain across devices sharing 2 cores takes the sum of its kernels and transfers",
           "[sim][core_sharing]") {
   // a (CPU:0, 1 s) -> b (CPU:1, 0.5 s) -> c (CPU:2, 0.25 s): never two kernels at once, so
-  // sharing neither helps nor hurts; each hop crosses two 10 us shm links (4 GB/s, 4 bytes).
+  // sharing neither helps nor hurts; each hop crosses two 1 us in-process links (4 bytes at
+  // 1e15 B/s).
   const std::string chain = std::string(R"({"nodes": [
     {"name": "a", "op": "Const", "device": "/device:CPU:0", )") + test::kScalarConst + R"(},
     {"name": "b", "op": "Identity", "device": "/device:CPU:1", "inputs": ["a"], "attrs": {"T": {"type": "float"}}},
@@ -102,7 +103,7 @@ TEST_CASE("A chain across devices sharing 2 cores takes the sum of its kernels a
   const double shared = StepTime(CpuDevicesPlatform(dir, 4, 2), chain, s);
   const double dedicated = StepTime(CpuDevicesPlatform(dir, 4, 0), chain, s);
   CHECK(shared == Approx(dedicated).epsilon(1e-12));
-  CHECK(shared == Approx(1.75 + 2 * 2 * 10e-6).epsilon(1e-6));
+  CHECK(shared == Approx(1.75 + 2 * 2 * 1e-6).epsilon(1e-9));
 }
 
 TEST_CASE("Kernels of one device run one at a time whether its machine has 1 core or 2",
