@@ -34,14 +34,18 @@ std::string SharedMachineHostXml(double flops_per_core, int cores, const std::st
          Prop(indent + "  ", "device_type", "none") + indent + "</host>\n";
 }
 
-std::string SharesCoresPropsXml(const std::string& indent) {
-  return Prop(indent, "shares_cores_with", kSharedMachineHost) + Prop(indent, "exec_threads", "1");
+std::string SharesCoresPropsXml(const SharedCores& sharing, const std::string& indent) {
+  return Prop(indent, "shares_cores_with", kSharedMachineHost) +
+         Prop(indent, "exec_threads", std::to_string(sharing.exec_threads));
 }
 
-Status CheckSharedCores(int cores, const std::string& what) {
-  if (cores < 0 || cores > kMaxSharedCores)
+Status CheckSharedCores(const SharedCores& sharing, const std::string& what) {
+  if (sharing.cores < 0 || sharing.cores > kMaxSharedCores)
     return InvalidArgument(what, ": the shared core count must be 0 (a CPU per device) to ",
-                           kMaxSharedCores, ", got ", cores);
+                           kMaxSharedCores, ", got ", sharing.cores);
+  if (sharing.exec_threads < 1 || sharing.exec_threads > kMaxSharedCores)
+    return InvalidArgument(what, ": the threads of a device's execution must be 1 to ",
+                           kMaxSharedCores, ", got ", sharing.exec_threads);
   return Status::OK();
 }
 
@@ -49,13 +53,15 @@ int MachineCores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 StatusOr<std::string> LocalCpuDevicesXml(int devices, double flops_per_s,
                                          const std::map<std::string, std::string>& props,
-                                         int cores, const std::string& link_class) {
+                                         const SharedCores& sharing,
+                                         const std::string& link_class) {
   if (devices < 1 || devices > kMaxMpiNodeTasks)
     return InvalidArgument("a process holds 1 to ", kMaxMpiNodeTasks, " CPU devices, got ",
                            devices);
   if (!(std::isfinite(flops_per_s) && flops_per_s > 0))
     return InvalidArgument("the CPU speed must be finite and > 0 FLOP/s, got ", flops_per_s);
-  RETURN_IF_ERROR(CheckSharedCores(cores, "cpu-devices"));
+  RETURN_IF_ERROR(CheckSharedCores(sharing, "cpu-devices"));
+  const int cores = sharing.cores;
   ASSIGN_OR_RETURN(LinkClass link, LinkClassByName(link_class));
   std::string props_xml;
   for (const auto& [id, value] : props) {
@@ -78,7 +84,7 @@ StatusOr<std::string> LocalCpuDevicesXml(int devices, double flops_per_s,
       << props_xml
       << Prop("      ", "device_name",
               "/job:localhost/replica:0/task:0/device:CPU:" + std::to_string(d));
-    if (cores > 0) s << SharesCoresPropsXml("      ");
+    if (cores > 0) s << SharesCoresPropsXml(sharing, "      ");
     s << "    </host>\n";
   }
   if (cores > 0) s << SharedMachineHostXml(flops_per_s, cores, "    ");

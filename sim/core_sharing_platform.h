@@ -9,6 +9,15 @@
 
 namespace fb::sim {
 
+// How the devices of a generated platform share one machine's cores: `cores` > 0 cores (0: no
+// sharing, every device has a whole CPU), each execution of a device on up to `exec_threads` of
+// them (the device's threads: `flowbench train --threads T --devices cpu:N` gives each device
+// max(1, T / N); dist-train ranks and emulated hosts run with --threads).
+struct SharedCores {
+  int cores = 0;
+  int exec_threads = 1;
+};
+
 // Host id of the machine whose cores the devices of a generated platform share.
 inline constexpr const char* kSharedMachineHost = "machine";
 inline constexpr int kMaxSharedCores = 4096;
@@ -18,13 +27,13 @@ inline constexpr int kMaxSharedCores = 4096;
 // execution is scaled to its own speed, sim/core_sharing.h).
 std::string SharedMachineHostXml(double flops_per_core, int cores, const std::string& indent);
 
-// The properties `shares_cores_with` (kSharedMachineHost) and `exec_threads` (1) of a device
-// that shares the machine's cores, one <prop> per line with `indent`.
-std::string SharesCoresPropsXml(const std::string& indent);
+// The properties `shares_cores_with` (kSharedMachineHost) and `exec_threads` of a device that
+// shares the machine's cores, one <prop> per line with `indent`.
+std::string SharesCoresPropsXml(const SharedCores& sharing, const std::string& indent);
 
-// InvalidArgument naming `what` unless cores is in [0, kMaxSharedCores] (0: no sharing, every
-// device has a whole CPU of its own).
-Status CheckSharedCores(int cores, const std::string& what);
+// InvalidArgument naming `what` unless sharing.cores is in [0, kMaxSharedCores] and
+// sharing.exec_threads in [1, kMaxSharedCores].
+Status CheckSharedCores(const SharedCores& sharing, const std::string& what);
 
 // This machine's online cores (std::thread::hardware_concurrency, at least 1): the default of
 // `flowbench sim-platform --cores`.
@@ -34,13 +43,14 @@ int MachineCores();
 // hosts cpu0.. of speed `flops_per_s` with the host properties `props` (those of a calibrated
 // one-device platform such as sim/platforms/this_machine.xml: memory bandwidth, launch overhead,
 // per-op time scales ...; device_name is replaced by "/job:localhost/replica:0/task:0/device:
-// CPU:i", and shares_cores_with / exec_threads are set by `cores`), each with its own link
+// CPU:i", and shares_cores_with / exec_threads are set by `sharing`), each with its own link
 // of class `link_class` (sim/platform_generator.h LinkClassByName) to the others, sharing
-// `cores` cores of one machine (0: each device a whole CPU). InvalidArgument for devices
-// outside [1, kMaxMpiNodeTasks], a speed not finite and > 0, cores out of range, an unknown
-// link class or a property name or value with XML special characters.
+// the cores of one machine as `sharing` says. InvalidArgument for devices outside [1,
+// kMaxMpiNodeTasks], a speed not finite and > 0, a bad `sharing` (CheckSharedCores), an
+// unknown link class or a property name or value with XML special characters.
 StatusOr<std::string> LocalCpuDevicesXml(int devices, double flops_per_s,
                                          const std::map<std::string, std::string>& props,
-                                         int cores, const std::string& link_class = "process");
+                                         const SharedCores& sharing,
+                                         const std::string& link_class = "process");
 
 }  // namespace fb::sim

@@ -113,7 +113,8 @@ StatusOr<std::string> EmulatedClusterXml(const EmulatedClusterSpec& spec, const 
   if (spec.topology != "star" && spec.topology != "two-level")
     return InvalidArgument("the topology must be star or two-level, got '", spec.topology, "'");
   RETURN_IF_ERROR(CheckDeviceClass(cpu));
-  RETURN_IF_ERROR(CheckSharedCores(spec.shared_cores, "emulated"));
+  RETURN_IF_ERROR(CheckSharedCores(spec.sharing, "emulated"));
+  const int shared_cores = spec.sharing.cores;
   ASSIGN_OR_RETURN(std::vector<std::string> devices, RankDevices(spec));
   const double bytes_per_s = spec.rate_bits_per_s / 8 * kEmulatedTcpGoodputFraction;
   const double latency_s = spec.delay_s + kEmulatedStackLatencyS;
@@ -123,15 +124,15 @@ StatusOr<std::string> EmulatedClusterXml(const EmulatedClusterSpec& spec, const 
     << "scripts/cluster with " << spec.hosts << " hosts, " << Num(spec.rate_bits_per_s)
     << " bit/s and " << Num(spec.delay_s) << " s per link direction, topology " << spec.topology
     << ". Every emulated host shares this machine's CPUs; "
-    << (spec.shared_cores > 0
-            ? "here they share the " + std::to_string(spec.shared_cores) + " cores of host 'machine'"
+    << (shared_cores > 0
+            ? "here they share the " + std::to_string(shared_cores) + " cores of host 'machine'"
             : std::string("here each has a whole one"))
     << ". -->\n"
     << "<platform version=\"4.1\">\n  <zone id=\"emulated\" routing=\"Full\">\n";
-  const std::string share = spec.shared_cores > 0 ? SharesCoresPropsXml("      ") : "";
+  const std::string share = shared_cores > 0 ? SharesCoresPropsXml(spec.sharing, "      ") : "";
   for (int h = 0; h < spec.hosts; ++h)
     s << HostXml("host" + std::to_string(h), cpu, devices[h], share);
-  if (spec.shared_cores > 0) s << SharedMachineHostXml(cpu.flops_per_s, spec.shared_cores, "    ");
+  if (shared_cores > 0) s << SharedMachineHostXml(cpu.flops_per_s, shared_cores, "    ");
   for (int h = 0; h < spec.hosts; ++h)
     s << CableXml("host" + std::to_string(h) + "_cable", bytes_per_s, latency_s);
   if (spec.topology == "two-level")

@@ -158,10 +158,10 @@ StatusOr<std::string> MultiGpuNodeXml(int gpus, const std::string& interconnect,
 
 StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>& jobs,
                                  const DeviceClass& cpu, const std::string& link_class,
-                                 int shared_cores) {
+                                 const SharedCores& sharing) {
   ASSIGN_OR_RETURN(LinkClass link, LinkClassByName(link_class));
   RETURN_IF_ERROR(CheckDeviceClass(cpu));
-  RETURN_IF_ERROR(CheckSharedCores(shared_cores, "mpi-node"));
+  RETURN_IF_ERROR(CheckSharedCores(sharing, "mpi-node"));
   std::vector<std::string> hosts, devices;
   int64_t total = 0;
   for (const auto& [job, tasks] : jobs) {
@@ -177,9 +177,9 @@ StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>&
   }
   if (hosts.empty()) return InvalidArgument("an MPI job needs at least one task");
   std::string xml = std::string(kHeader) + "  <zone id=\"node\" routing=\"Full\">\n";
-  const std::string share = shared_cores > 0 ? SharesCoresPropsXml("      ") : "";
+  const std::string share = sharing.cores > 0 ? SharesCoresPropsXml(sharing, "      ") : "";
   for (size_t i = 0; i < hosts.size(); ++i) xml += Host(hosts[i], cpu, devices[i], share);
-  if (shared_cores > 0) xml += SharedMachineHostXml(cpu.flops_per_s, shared_cores, "    ");
+  if (sharing.cores > 0) xml += SharedMachineHostXml(cpu.flops_per_s, sharing.cores, "    ");
   for (const std::string& h : hosts) xml += Link(h + "_shm", link);
   for (size_t a = 0; a < hosts.size(); ++a)
     for (size_t b = a + 1; b < hosts.size(); ++b)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/framework/status.h"
+#include "sim/core_sharing_platform.h"
 
 namespace fb::sim {
 
@@ -64,13 +65,12 @@ StatusOr<std::string> MultiGpuNodeXml(int gpus, const std::string& interconnect,
 // transport as flowbench's Send/Recv sees it on this machine: 4 GB/s, 20 us per message
 // (flowbench-mpi-bench, docs/benchmarks.md). InvalidArgument for no task, more than
 // kMaxMpiNodeTasks, a job name that is not a word ([A-Za-z0-9_]+), an unknown link or a bad
-// device class. `shared_cores` > 0: the ranks share that many cores of one machine
-// (sim/core_sharing.h: a host "machine" with core="shared_cores", every rank's host
-// shares_cores_with it); 0: every rank has a whole CPU (InvalidArgument outside [0,
-// kMaxSharedCores]).
+// device class. `sharing.cores` > 0: the ranks share that many cores of one machine
+// (sim/core_sharing.h: a host "machine" with core="cores", every rank's host shares_cores_with
+// it); 0: every rank has a whole CPU (InvalidArgument for a bad `sharing`, CheckSharedCores).
 StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>& jobs,
                                  const DeviceClass& cpu, const std::string& link_class = "shm",
-                                 int shared_cores = 0);
+                                 const SharedCores& sharing = {});
 
 // This machine: one CPU device with the given peak FLOP/s and memory bandwidth (calibration in
 // docs/simulator.md). InvalidArgument for a bad device class (CheckDeviceClass) or a host name

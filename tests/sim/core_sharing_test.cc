@@ -36,7 +36,7 @@ std::string WriteFile(const fb::test::TempDir& dir, const std::string& name,
 
 // `devices` CPU devices of 1 GFLOP/s sharing `cores` cores (0: a whole CPU each).
 std::string CpuDevicesPlatform(const fb::test::TempDir& dir, int devices, int cores) {
-  auto xml = LocalCpuDevicesXml(devices, 1e9, kCpuProps, cores);
+  auto xml = LocalCpuDevicesXml(devices, 1e9, kCpuProps, SharedCores{cores, 1});
   INFO(xml.status().ToString());
   REQUIRE(xml.ok());
   return WriteFile(dir, "cpu" + std::to_string(devices) + "_" + std::to_string(cores) + ".xml",
@@ -187,13 +187,13 @@ TEST_CASE("Generated MPI-node and emulated platforms describe ranks sharing the 
           "[sim][core_sharing]") {
   fb::test::TempDir dir;
   const DeviceClass cpu{"CPU", 4e10, 7e9, 442, 0};
-  auto mpi = MpiNodeXml({{"ps", 1}, {"worker", 3}}, cpu, "shm", 2);
+  auto mpi = MpiNodeXml({{"ps", 1}, {"worker", 3}}, cpu, "shm", SharedCores{2, 1});
   REQUIRE(mpi.ok());
   EmulatedClusterSpec spec;
   spec.hosts = 4;
   spec.rate_bits_per_s = 1e9;
   spec.delay_s = 50e-6;
-  spec.shared_cores = 2;
+  spec.sharing = SharedCores{2, 2};
   auto emulated = EmulatedClusterXml(spec, cpu);
   REQUIRE(emulated.ok());
   for (const std::string& xml : {*mpi, *emulated}) {
@@ -206,21 +206,25 @@ TEST_CASE("Generated MPI-node and emulated platforms describe ranks sharing the 
       REQUIRE(d.cores.machine != nullptr);
       CHECK(d.cores.machine->get_name() == kSharedMachineHost);
       CHECK(d.cores.machine->get_core_count() == 2);
-      CHECK(d.cores.exec_threads == 1);
+      CHECK(d.cores.exec_threads == (xml == *mpi ? 1 : 2));
     }
   }
   // Without sharing, as before: no machine host.
   auto dedicated = MpiNodeXml({{"worker", 2}}, cpu);
   REQUIRE(dedicated.ok());
   CHECK(dedicated->find("shares_cores_with") == std::string::npos);
-  CHECK_THAT(MpiNodeXml({{"worker", 2}}, cpu, "shm", -1).status().message(),
+  CHECK_THAT(MpiNodeXml({{"worker", 2}}, cpu, "shm", SharedCores{-1, 1}).status().message(),
              Catch::Contains("mpi-node: the shared core count must be 0 (a CPU per device) to "
                              "4096, got -1"));
-  spec.shared_cores = 5000;
+  spec.sharing = SharedCores{5000, 1};
   CHECK_THAT(EmulatedClusterXml(spec, cpu).status().message(), Catch::Contains("got 5000"));
-  CHECK_THAT(LocalCpuDevicesXml(0, 1e9, kCpuProps, 2).status().message(),
+  spec.sharing = SharedCores{2, 0};
+  CHECK_THAT(EmulatedClusterXml(spec, cpu).status().message(),
+             Catch::Contains("emulated: the threads of a device's execution must be 1 to 4096, "
+                             "got 0"));
+  CHECK_THAT(LocalCpuDevicesXml(0, 1e9, kCpuProps, SharedCores{2, 1}).status().message(),
              Catch::Contains("1 to 256 CPU devices, got 0"));
-  CHECK_THAT(LocalCpuDevicesXml(2, 1e9, {{"a&b", "1"}}, 2).status().message(),
+  CHECK_THAT(LocalCpuDevicesXml(2, 1e9, {{"a&b", "1"}}, SharedCores{2, 1}).status().message(),
              Catch::Contains("host property 'a&b'"));
 }
 
@@ -240,14 +244,31 @@ TEST_CASE("sim-platform cpu-devices copies this_machine.xml's CPU and --cores se
     // The calibrated per-op time scales travel with the copy.
     CHECK(sim.devices()[3].host->get_property("op_time_scale:Conv2D") != nullptr);
   }
-  const std::string err = dir.file("err.txt");
-  const int status = std::system((flowbench + " sim-platform mpi-node:worker=2 --cores x " + out +
-                                  " > /dev/null 2> " + err).c_str());
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) != 0);
-  std::ifstream in(err);
-  CHECK_THAT(std::string(std::istreambuf_iterator<char>(in), {}),
-             Catch::Contains("--cores must be an integer, got 'x'"));
+  const std::string two = dir.file("cpu2.xml");
+  REQUIRE(std::system((flowbench + " sim-platform cpu-devices:2 --cores 2 --exec-threads 2 " +
+                       two + " > /dev/null 2>&1").c_str()) == 0);
+  {
+    Simulation sim;
+    REQUIRE(sim.LoadPlatform(two).ok());
+    CHECK(sim.devices()[1].cores.exec_threads == 2);
+  }
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"mpi-node:worker=2 --cores x", "--cores must be an integer, got 'x'"},
+      {"mpi-node:worker=2 --cores -1", "got -1"},
+      {"emulated:4:1gbit:50us --exec-threads 0", "--exec-threads"},
+      {"cpu-devices:2:no_such_base.xml", "no_such_base.xml"},
+      {"cpu-devices:2:node_8gpu_pcie.xml", "has 9 devices; cpu-devices copies a platform of one"},
+  };
+  for (const auto& [args, expected] : bad) {
+    const std::string err = dir.file("err.txt");
+    const int status = std::system((flowbench + " sim-platform " + args + " " + out +
+                                    " > /dev/null 2> " + err).c_str());
+    INFO(args);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) != 0);
+    std::ifstream in(err);
+    CHECK_THAT(std::string(std::istreambuf_iterator<char>(in), {}), Catch::Contains(expected));
+  }
 }
 
 TEST_CASE("flowbench sim names the host whose shares_cores_with names no host",
