@@ -26,8 +26,9 @@ StatusOr<CoreShare> ReadCoreShare(const sg4::Host& host, const sg4::Engine& engi
   if (machine != nullptr) {
     share.machine = engine.host_by_name_or_null(machine);
     if (share.machine == nullptr)
-      return InvalidArgument("host '", host.get_name(), "': property shares_cores_with names host '",
-                             machine, "', which the platform does not have");
+      return InvalidArgument("host '", host.get_name(),
+                             "': property shares_cores_with names host '", machine,
+                             "', which the platform does not have");
     if (share.machine == &host)
       return InvalidArgument("host '", host.get_name(),
                              "': property shares_cores_with names the host itself; expected the "

@@ -15,7 +15,8 @@
 // A device that shares a machine's cores with other devices names the machine's multi-core
 // host in `shares_cores_with` (and `exec_threads`, the cores one execution may use): its
 // executions run there (sim/core_sharing.h). Hosts of a <cluster> get the cluster's <prop>s.
-// Without device_name, host i (in SimGrid's host order) is "/job:worker/replica:0/task:i/device:<type>:0". Hosts with property
+// Without device_name, host i (in SimGrid's host order) is
+// "/job:worker/replica:0/task:i/device:<type>:0". Hosts with property
 // `device_type="none"` are not devices (e.g. a storage node).
 // Units: FLOP/s, bytes/s, ns, bytes.
 #include <string>

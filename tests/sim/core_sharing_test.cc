@@ -178,7 +178,8 @@ TEST_CASE("Bad core-sharing properties are refused naming the host", "[sim][core
                                    "which the platform does not have"));
   text = test::LoadPlatformInChild(
       with_machine("<prop id=\"shares_cores_with\" value=\"cpu0\"/>", ""));
-  CHECK_THAT(text, Catch::Contains("host 'cpu0': property shares_cores_with names the host itself"));
+  CHECK_THAT(text,
+             Catch::Contains("host 'cpu0': property shares_cores_with names the host itself"));
   text = test::LoadPlatformInChild(with_machine("", "<prop id=\"exec_threads\" value=\"2\"/>"));
   CHECK_THAT(text, Catch::Contains("host 'cpu0': property exec_threads needs shares_cores_with"));
 }
