@@ -8,6 +8,11 @@
 //                                    the cluster of `scripts/cluster up 4 --bandwidth 1gbit ...`
 //   flowbench sim-platform profile:FILE[,threads=N] OUT.xml one CPU device calibrated from a
 //                                                           `flowbench profile` file
+//   flowbench sim-platform cpu-devices:4[:BASE.xml] OUT.xml the CPU devices of one process
+//                                    (`train --devices cpu:4`), each as BASE's (this_machine.xml)
+// mpi-node, emulated and cpu-devices describe devices that share this machine's cores
+// (sim/core_sharing.h): --cores N|nproc (default nproc: the online cores); 0: a whole CPU each;
+// --exec-threads T: the cores one execution of a device may use (default 1).
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -18,11 +23,16 @@
 #include <string>
 #include <vector>
 
+#include <simgrid/s4u/Host.hpp>
+
 #include "apps/commands.h"
+#include "apps/flag_checks.h"
+#include "sim/core_sharing_platform.h"
 #include "sim/emulated_cluster_platform.h"
 #include "sim/platform_generator.h"
 #include "sim/profile_calibration.h"
 #include "sim/platform_validation.h"
+#include "sim/simulator.h"
 
 namespace fb::apps {
 namespace {
@@ -66,7 +76,8 @@ StatusOr<std::vector<std::pair<std::string, int>>> ParseJobs(const std::string& 
 }
 
 // emulated:N:RATE:DELAY[:TOPOLOGY][:JOBS] (parts[0] == "emulated").
-StatusOr<std::string> EmulatedXml(const std::vector<std::string>& parts) {
+StatusOr<std::string> EmulatedXml(const std::vector<std::string>& parts,
+                                  const sim::SharedCores& sharing) {
   if (parts.size() < 4 || parts.size() > 6)
     return InvalidArgument("expected emulated:N:RATE:DELAY[:star|two-level][:JOBS]");
   sim::EmulatedClusterSpec e;
@@ -80,6 +91,7 @@ StatusOr<std::string> EmulatedXml(const std::vector<std::string>& parts) {
       e.topology = parts[i];
     }
   }
+  e.sharing = sharing;
   return sim::EmulatedClusterXml(e, kThisMachineCpu);
 }
 
@@ -101,7 +113,28 @@ StatusOr<std::string> CalibratedXml(const std::string& spec) {
   return sim::CalibratedCpuXml(c);
 }
 
-StatusOr<std::string> GenerateXml(const std::string& spec) {
+// cpu-devices:N[:BASE]: N copies of the one device of platform BASE (default this_machine.xml).
+StatusOr<std::string> CpuDevicesXml(const std::vector<std::string>& parts,
+                                    const sim::SharedCores& sharing) {
+  if (parts.size() < 2 || parts.size() > 3) return InvalidArgument("expected cpu-devices:N[:BASE]");
+  ASSIGN_OR_RETURN(int devices, ParseInt(parts[1], "the device count"));
+  ASSIGN_OR_RETURN(std::string base,
+                   sim::ResolvePlatformPath(parts.size() == 3 ? parts[2] : "this_machine.xml"));
+  sim::Simulation sim;
+  RETURN_IF_ERROR(sim.LoadPlatform(base));
+  if (sim.devices().size() != 1)
+    return InvalidArgument("platform file '", base, "' has ", sim.devices().size(),
+                           " devices; cpu-devices copies a platform of one CPU device");
+  const sim::SimDevice& d = sim.devices()[0];
+  if (d.desc.type != "CPU")
+    return InvalidArgument("platform file '", base, "': host '", d.host_name, "' is a ",
+                           d.desc.type, " device; cpu-devices copies a CPU");
+  std::map<std::string, std::string> props;
+  if (const auto* p = d.host->get_properties()) props.insert(p->begin(), p->end());
+  return sim::LocalCpuDevicesXml(devices, d.desc.peak_flops_per_s, props, sharing);
+}
+
+StatusOr<std::string> GenerateXml(const std::string& spec, const sim::SharedCores& sharing) {
   if (spec.rfind("profile:", 0) == 0) return CalibratedXml(spec);
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
@@ -120,21 +153,23 @@ StatusOr<std::string> GenerateXml(const std::string& spec) {
   }
   if (parts.size() == 2 && parts[0] == "mpi-node") {
     ASSIGN_OR_RETURN(auto jobs, ParseJobs(parts[1]));
-    return sim::MpiNodeXml(jobs, kThisMachineCpu);
+    return sim::MpiNodeXml(jobs, kThisMachineCpu, "shm", sharing);
   }
-  if (parts[0] == "emulated") return EmulatedXml(parts);
+  if (parts[0] == "emulated") return EmulatedXml(parts, sharing);
+  if (parts[0] == "cpu-devices") return CpuDevicesXml(parts, sharing);
   if (parts.size() == 3 && parts[0] == "cpu") {
     ASSIGN_OR_RETURN(double flops, ParseRate(parts[1], "FLOPS"));
     ASSIGN_OR_RETURN(double membw, ParseRate(parts[2], "MEMBW"));
     return sim::SingleCpuXml("cpu0", flops, membw, 1000);
   }
   return InvalidArgument(
-      "expected fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:JOBS or "
-      "emulated:N:RATE:DELAY[:star|two-level][:JOBS]");
+      "expected fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:JOBS, "
+      "emulated:N:RATE:DELAY[:star|two-level][:JOBS] or cpu-devices:N[:BASE]");
 }
 
-Status GeneratePlatform(const std::string& spec, const std::string& out_path) {
-  StatusOr<std::string> xml = GenerateXml(spec);
+Status GeneratePlatform(const std::string& spec, const std::string& out_path,
+                        const sim::SharedCores& sharing) {
+  StatusOr<std::string> xml = GenerateXml(spec, sharing);
   if (!xml.ok())
     return Status(xml.status().code(), "platform spec '" + spec + "': " + xml.status().message());
   // What is written must load: the checks `flowbench sim` makes before SimGrid reads it.
@@ -147,13 +182,26 @@ Status GeneratePlatform(const std::string& spec, const std::string& out_path) {
 FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
   static std::string spec;
   static std::string out;
+  static std::string cores = "nproc";
+  static int exec_threads = 1;
   auto* cmd = app->add_subcommand("sim-platform", "Generate a SimGrid platform XML");
   cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:ps=1,worker=3, "
                  "emulated:N:RATE:DELAY[:star|two-level][:JOBS] (scripts/cluster's network) or "
-                 "profile:FILE[,threads=N]")->required();
+                 "profile:FILE[,threads=N] or cpu-devices:N[:BASE.xml]")->required();
   cmd->add_option("out", out, "Output .xml")->required();
+  cmd->add_option("--cores", cores,
+                  "mpi-node, emulated, cpu-devices: the devices share N cores of one machine "
+                  "(nproc, the default: this machine's online cores; 0: a whole CPU each)");
+  cmd->add_option("--exec-threads", exec_threads,
+                  "with --cores: the cores one execution of a device may use (its threads; "
+                  "default 1)")
+      ->check(IntRange(1, sim::kMaxSharedCores));
   cmd->callback([] {
-    if (Status s = GeneratePlatform(spec, out); !s.ok()) Fail("sim-platform", s);
+    StatusOr<int> n = cores == "nproc" ? sim::MachineCores() : ParseInt(cores, "--cores");
+    const sim::SharedCores sharing{n.ok() ? *n : 0, exec_threads};
+    Status s = n.ok() ? sim::CheckSharedCores(sharing, "--cores") : n.status();
+    if (s.ok()) s = GeneratePlatform(spec, out, sharing);
+    if (!s.ok()) Fail("sim-platform", s);
   });
 });
 

@@ -46,7 +46,7 @@ void RunAllreduce(ReplayState* st, const ActorSlot& slot, const SimNode& node, i
       const double seconds =
           static_cast<double>(round.reduce_bytes) / me.desc.memory_bandwidth_bytes_per_s;
       const double t0 = sg4::Engine::get_clock();
-      sg4::this_actor::execute(seconds * me.host->get_speed());
+      ExecuteOnDevice(me, seconds * me.host->get_speed());
       st->result->device_busy_s[slot.device] += sg4::Engine::get_clock() - t0;
     }
   }

@@ -285,7 +285,7 @@ class DeviceActor {
       }
       if (acc >= st_.options.max_batch_s) break;
     }
-    if (acc > 0) sg4::this_actor::execute(acc * speed_);
+    if (acc > 0) ExecuteOnDevice((*st_.devices)[slot_.device], acc * speed_);
     const double t1 = Now();
     st_.result->device_busy_s[slot_.device] += t1 - t0;
     if (acc > 0 && t1 - t0 != acc) Stretch(first_event, t0, (t1 - t0) / acc);

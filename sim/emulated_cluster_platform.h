@@ -6,7 +6,8 @@
 // Hosts: one per MPI rank, in rank order, each a CPU device of class `cpu` (this machine's
 // calibrated speed) named like the runtime's devices (JOBS, default "ps=1,worker=N-1":
 // "/job:ps/replica:0/task:0/device:CPU:0", ...). The emulation's hosts all share this machine's
-// CPUs; the platform gives each host a whole CPU (docs/cluster.md says when that matters).
+// CPUs; with spec.sharing.cores > 0 the platform says so (sim/core_sharing.h), else it gives each
+// host a whole CPU (docs/cluster.md says when that matters).
 // Links: each host's cable is one SPLITDUPLEX link (the emulation shapes each direction on its
 // own), of bandwidth RATE x kEmulatedTcpGoodputFraction and latency DELAY +
 // kEmulatedStackLatencyS per direction; a route from a to b is a's cable UP then b's cable DOWN,
@@ -43,6 +44,9 @@ struct EmulatedClusterSpec {
   double delay_s = 0;          // per link direction
   std::string topology = "star";  // star | two-level
   std::vector<std::pair<std::string, int>> jobs;  // empty: ps=1,worker=hosts-1
+  // > 0: the hosts share that many cores of the one machine (sim/core_sharing.h; host
+  // "machine"), while each keeps its own cable; 0: each host has a whole CPU.
+  SharedCores sharing;
 };
 
 // A rate as tc and scripts/cluster write it (1gbit, 100mbit, 10gbit, 500kbit, 2.5gbit) in bit/s;
@@ -52,7 +56,8 @@ StatusOr<double> ParseTcDelayS(const std::string& text);
 
 // The platform XML. InvalidArgument for hosts outside [2, kMaxMpiNodeTasks], a rate or delay that
 // is not finite and > 0 (>= 0 for the delay), an unknown topology, jobs whose task count differs
-// from hosts or whose names are not words, or a bad device class.
+// from hosts or whose names are not words, a bad sharing (CheckSharedCores), or a bad
+// device class.
 StatusOr<std::string> EmulatedClusterXml(const EmulatedClusterSpec& spec, const DeviceClass& cpu);
 
 }  // namespace fb::sim

@@ -12,8 +12,11 @@
 //     <prop id="device_model" value="NVIDIA H200, sm_90"/>      what a profile must describe
 //   </host>
 //
-// Hosts of a <cluster> get the cluster's <prop>s. Without device_name, host i (in SimGrid's
-// host order) is "/job:worker/replica:0/task:i/device:<type>:0". Hosts with property
+// A device that shares a machine's cores with other devices names the machine's multi-core
+// host in `shares_cores_with` (and `exec_threads`, the cores one execution may use): its
+// executions run there (sim/core_sharing.h). Hosts of a <cluster> get the cluster's <prop>s.
+// Without device_name, host i (in SimGrid's host order) is
+// "/job:worker/replica:0/task:i/device:<type>:0". Hosts with property
 // `device_type="none"` are not devices (e.g. a storage node).
 // Units: FLOP/s, bytes/s, ns, bytes.
 #include <string>
@@ -21,6 +24,7 @@
 
 #include "engine/framework/status.h"
 #include "engine/placement/device_desc.h"
+#include "sim/core_sharing.h"
 
 namespace simgrid::s4u {
 class Host;
@@ -36,11 +40,14 @@ struct SimDevice {
   // Host property device_model ("" when absent): the device a `--cost-model profile:FILE` must
   // have profiled to predict this host (sim/profile_device.h), e.g. "NVIDIA H200, sm_90".
   std::string model;
+  // Host properties shares_cores_with / exec_threads: the machine whose cores the device's
+  // executions run on (sim/core_sharing.h); machine == nullptr: its own host.
+  CoreShare cores;
 };
 
 // The devices of the platform loaded into `engine`, in SimGrid's host order. InvalidArgument
-// naming the host for an unparsable property or a non-positive speed; FailedPrecondition when
-// the platform has no device.
+// naming the host for an unparsable property or a non-positive speed (and those of
+// ReadCoreShare, sim/core_sharing.h); FailedPrecondition when the platform has no device.
 StatusOr<std::vector<SimDevice>> PlatformDevices(const simgrid::s4u::Engine& engine);
 
 // Checks the resources of the platform loaded into `engine` from `path`: every link's bandwidth

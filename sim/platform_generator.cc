@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "sim/core_sharing_platform.h"
 #include "sim/platform_validation.h"
 
 namespace fb::sim {
@@ -35,9 +36,10 @@ std::string Props(const DeviceClass& d, const std::string& indent, const std::st
   return s.str();
 }
 
-std::string Host(const std::string& id, const DeviceClass& d, const std::string& device_name) {
+std::string Host(const std::string& id, const DeviceClass& d, const std::string& device_name,
+                 const std::string& extra_props = "") {
   return "    <host id=\"" + id + "\" speed=\"" + Num(d.flops_per_s) + "f\">\n" +
-         Props(d, "      ", device_name) + "    </host>\n";
+         Props(d, "      ", device_name) + extra_props + "    </host>\n";
 }
 
 std::string Link(const std::string& id, const LinkClass& c, bool shared = true) {
@@ -88,7 +90,9 @@ StatusOr<LinkClass> LinkClassByName(const std::string& name) {
   if (name == "pcie") return LinkClass{name, 12e9, 5e-6};
   if (name == "nvlink") return LinkClass{name, 50e9, 2e-6};
   if (name == "shm") return LinkClass{name, 4e9, 10e-6};
-  return InvalidArgument("unknown link class '", name, "' (known: 10gbe, ib, pcie, nvlink, shm)");
+  if (name == "process") return LinkClass{name, 1e15, 1e-6};
+  return InvalidArgument("unknown link class '", name,
+                         "' (known: 10gbe, ib, pcie, nvlink, shm, process)");
 }
 
 StatusOr<std::string> FatTreeClusterXml(int nodes, const std::string& link_class,
@@ -153,9 +157,11 @@ StatusOr<std::string> MultiGpuNodeXml(int gpus, const std::string& interconnect,
 }
 
 StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>& jobs,
-                                 const DeviceClass& cpu, const std::string& link_class) {
+                                 const DeviceClass& cpu, const std::string& link_class,
+                                 const SharedCores& sharing) {
   ASSIGN_OR_RETURN(LinkClass link, LinkClassByName(link_class));
   RETURN_IF_ERROR(CheckDeviceClass(cpu));
+  RETURN_IF_ERROR(CheckSharedCores(sharing, "mpi-node"));
   std::vector<std::string> hosts, devices;
   int64_t total = 0;
   for (const auto& [job, tasks] : jobs) {
@@ -171,7 +177,9 @@ StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>&
   }
   if (hosts.empty()) return InvalidArgument("an MPI job needs at least one task");
   std::string xml = std::string(kHeader) + "  <zone id=\"node\" routing=\"Full\">\n";
-  for (size_t i = 0; i < hosts.size(); ++i) xml += Host(hosts[i], cpu, devices[i]);
+  const std::string share = sharing.cores > 0 ? SharesCoresPropsXml(sharing, "      ") : "";
+  for (size_t i = 0; i < hosts.size(); ++i) xml += Host(hosts[i], cpu, devices[i], share);
+  if (sharing.cores > 0) xml += SharedMachineHostXml(cpu.flops_per_s, sharing.cores, "    ");
   for (const std::string& h : hosts) xml += Link(h + "_shm", link);
   for (size_t a = 0; a < hosts.size(); ++a)
     for (size_t b = a + 1; b < hosts.size(); ++b)

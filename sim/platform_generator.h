@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/framework/status.h"
+#include "sim/core_sharing_platform.h"
 
 namespace fb::sim {
 
@@ -31,7 +32,10 @@ Status CheckDeviceClass(const DeviceClass& device);
 
 // Network classes: "10gbe" (10 Gbit/s, 50 us per hop) and "ib" (InfiniBand EDR-class:
 // 100 Gbit/s, 1 us per hop); "pcie" (PCIe 3.0 x16: 12 GB/s, 5 us) and "nvlink" (NVLink 2:
-// 50 GB/s, 2 us); "shm" (MPI ranks of one machine, see MpiNodeXml: 4 GB/s, 10 us per hop).
+// 50 GB/s, 2 us); "shm" (MPI ranks of one machine, see MpiNodeXml: 4 GB/s, 10 us per hop);
+// "process" (devices of one process: the in-process rendezvous hands the tensor over by
+// reference, no copy, so 1e15 B/s nominal, and 1 us per link: a route's two links are one
+// thread hand-off, 1.5-2 us measured by `flowbench profile`, docs/simulator.md).
 struct LinkClass {
   std::string name;
   double bandwidth_bytes_per_s = 0;
@@ -61,9 +65,12 @@ StatusOr<std::string> MultiGpuNodeXml(int gpus, const std::string& interconnect,
 // transport as flowbench's Send/Recv sees it on this machine: 4 GB/s, 20 us per message
 // (flowbench-mpi-bench, docs/benchmarks.md). InvalidArgument for no task, more than
 // kMaxMpiNodeTasks, a job name that is not a word ([A-Za-z0-9_]+), an unknown link or a bad
-// device class.
+// device class. `sharing.cores` > 0: the ranks share that many cores of one machine
+// (sim/core_sharing.h: a host "machine" with core="cores", every rank's host shares_cores_with
+// it); 0: every rank has a whole CPU (InvalidArgument for a bad `sharing`, CheckSharedCores).
 StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>& jobs,
-                                 const DeviceClass& cpu, const std::string& link_class = "shm");
+                                 const DeviceClass& cpu, const std::string& link_class = "shm",
+                                 const SharedCores& sharing = {});
 
 // This machine: one CPU device with the given peak FLOP/s and memory bandwidth (calibration in
 // docs/simulator.md). InvalidArgument for a bad device class (CheckDeviceClass) or a host name

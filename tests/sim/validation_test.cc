@@ -7,7 +7,8 @@
 //    that the real executor, like the simulated device, runs one kernel at a time);
 //  - `mpirun -np 2|4 flowbench dist-train --model lenet` (one parameter server, 1 or 3 workers,
 //    synchronous replication, 32 examples per worker), replayed from the graph it exports on
-//    `flowbench sim-platform mpi-node:ps=1,worker=W` (one host per rank).
+//    `flowbench sim-platform mpi-node:ps=1,worker=W --cores 0` (one host per rank, a whole CPU
+//    each: the run's own trace already holds the ranks' sharing of the cores).
 //
 // Tagged [serial]: CTest runs them alone (cmake/FlowbenchTests.cmake). A shared machine still
 // preempts steps now and then; a measurement is repeated (at most three times) when one attempt
@@ -137,7 +138,8 @@ nlohmann::json MpiAttempt(int ranks, const fb::test::TempDir& dir, int attempt) 
                             " 2>&1";
   INFO(train);
   REQUIRE(std::system(train.c_str()) == 0);
-  const std::string jobs = "mpi-node:ps=1,worker=" + std::to_string(ranks - 1);
+  // --cores 0: the trace of this very run already holds the ranks' sharing of the cores.
+  const std::string jobs = "mpi-node:ps=1,worker=" + std::to_string(ranks - 1) + " --cores 0";
   REQUIRE(std::system((flowbench + " sim-platform " + jobs + " " + platform).c_str()) == 0);
   nlohmann::json v = SimValidation("--graph " + graph + " --platform " + platform +
                                        " --batch " + std::to_string(kBatch) +

@@ -1,0 +1,56 @@
+#pragma once
+// Generated platforms whose devices share one machine's cores (sim/core_sharing.h): the XML of
+// the machine host and of the device properties, used by MpiNodeXml, EmulatedClusterXml and
+// LocalCpuDevicesXml, and the core count of this machine.
+#include <map>
+#include <string>
+
+#include "engine/framework/status.h"
+
+namespace fb::sim {
+
+// How the devices of a generated platform share one machine's cores: `cores` > 0 cores (0: no
+// sharing, every device has a whole CPU), each execution of a device on up to `exec_threads` of
+// them (the device's threads: `flowbench train --threads T --devices cpu:N` gives each device
+// max(1, T / N); dist-train ranks and emulated hosts run with --threads).
+struct SharedCores {
+  int cores = 0;
+  int exec_threads = 1;
+};
+
+// Host id of the machine whose cores the devices of a generated platform share.
+inline constexpr const char* kSharedMachineHost = "machine";
+inline constexpr int kMaxSharedCores = 4096;
+
+// `<host id="machine" speed="FLOPS f" core="cores">` with device_type "none": the cores the
+// devices share, each of `flops_per_core` (only their count matters to the replay: a device's
+// execution is scaled to its own speed, sim/core_sharing.h).
+std::string SharedMachineHostXml(double flops_per_core, int cores, const std::string& indent);
+
+// The properties `shares_cores_with` (kSharedMachineHost) and `exec_threads` of a device that
+// shares the machine's cores, one <prop> per line with `indent`.
+std::string SharesCoresPropsXml(const SharedCores& sharing, const std::string& indent);
+
+// InvalidArgument naming `what` unless sharing.cores is in [0, kMaxSharedCores] and
+// sharing.exec_threads in [1, kMaxSharedCores].
+Status CheckSharedCores(const SharedCores& sharing, const std::string& what);
+
+// This machine's online cores (std::thread::hardware_concurrency, at least 1): the default of
+// `flowbench sim-platform --cores`.
+int MachineCores();
+
+// `devices` CPU devices of one process on this machine (`flowbench train --devices cpu:N`):
+// hosts cpu0.. of speed `flops_per_s` with the host properties `props` (those of a calibrated
+// one-device platform such as sim/platforms/this_machine.xml: memory bandwidth, launch overhead,
+// per-op time scales ...; device_name is replaced by "/job:localhost/replica:0/task:0/device:
+// CPU:i", and shares_cores_with / exec_threads are set by `sharing`), each with its own link
+// of class `link_class` (sim/platform_generator.h LinkClassByName) to the others, sharing
+// the cores of one machine as `sharing` says. InvalidArgument for devices outside [1,
+// kMaxMpiNodeTasks], a speed not finite and > 0, a bad `sharing` (CheckSharedCores), an
+// unknown link class or a property name or value with XML special characters.
+StatusOr<std::string> LocalCpuDevicesXml(int devices, double flops_per_s,
+                                         const std::map<std::string, std::string>& props,
+                                         const SharedCores& sharing,
+                                         const std::string& link_class = "process");
+
+}  // namespace fb::sim
