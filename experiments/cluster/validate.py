@@ -16,7 +16,9 @@ dist-train  `flowbench dist-train --mode sync --cluster ps=1,worker=hosts-1`, tr
             network, so the trace holds the kernels and the runtime's own overheads with the
             same number of ranks sharing the CPU); its exported graph is replayed on the emulated
             platform (`--cost-model measured:ONE_HOST.h5`). The measured step is the median step
-            of the run on the emulated hosts (its own trace).
+            of the run on the emulated hosts (its own trace). --one-host-transport tcp: the
+            one-host run over TCP on the loopback device instead of shared memory (its trace then
+            holds the CPU Open MPI's TCP transport takes, as on the emulated hosts).
 allreduce   `flowbench dist-train --mode allreduce --cluster worker=hosts` (one fused
             MPI_Iallreduce of the gradients per step; per-step time from two run lengths)
             against `flowbench sim --mode allreduce --ranks hosts` with the costs of a
@@ -91,6 +93,7 @@ def parse_link(text):
     rate, sep, delay = text.partition(":")
     if not sep or not rate or not delay:
         raise RunError(f"--links: expected RATE:DELAY (e.g. 100mbit:1ms), got '{text}'")
+    rate_bytes_per_s(rate)  # refuses a rate scripts/cluster would refuse, before any run
     return rate, delay
 
 
@@ -189,6 +192,12 @@ def null_step(args, links):
 # ---- dist-train -----------------------------------------------------------------------------
 
 MPIRUN_ONE_HOST = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
+# --one-host-transport tcp: the one-host run's ranks talk over TCP on the loopback device, as the
+# emulated hosts' ranks do over their links, so that its trace holds the CPU that Open MPI's TCP
+# transport (socket copies, polling) takes from the kernels on the shared cores.
+ONE_HOST_TRANSPORT = {"shm": [],
+                      "tcp": ["--mca", "pml", "ob1", "--mca", "btl", "tcp,self", "--mca",
+                              "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo"]}
 FEED_SHAPES = {"lenet": {"images": [-1, 28, 28, 1], "labels": [-1]},
                "mlp": {"images": [-1, 28, 28, 1], "labels": [-1]},
                "alexnet": {"images": [-1, 227, 227, 3], "labels": [-1]}}
@@ -227,7 +236,8 @@ def dist_train(args, links):
             emu = os.path.join(args.out, f"emulated_{tag}.h5")
             graph = os.path.join(args.out, f"graph_{tag}.json")
             before = load()
-            run(MPIRUN_ONE_HOST + ["-np", str(args.hosts)] + dist_train_cmd(args, one, graph),
+            run(MPIRUN_ONE_HOST + ONE_HOST_TRANSPORT[args.one_host_transport]
+                + ["-np", str(args.hosts)] + dist_train_cmd(args, one, graph),
                 "dist-train on one host", timeout=600)
             cluster("set", "--bandwidth", link[0], "--latency", link[1])
             cluster_mpirun(dist_train_cmd(args, emu), timeout=120 + 5 * args.steps)
@@ -437,6 +447,8 @@ def main():
     p.add_argument("--dense", type=int, default=1048576, help="null-step: dense model floats")
     p.add_argument("--model", default="lenet", choices=sorted(FEED_SHAPES))
     p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--one-host-transport", choices=sorted(ONE_HOST_TRANSPORT), default="shm",
+                   help="dist-train: the one-host run's MPI transport (shm, or tcp over lo)")
     p.add_argument("--bytes", type=int, default=8388608, help="bandwidth: message size")
     p.add_argument("--tolerance", type=float, default=0.10)
     p.add_argument("--fail-on-miss", action="store_true", help="exit 1 when a case misses")
