@@ -19,11 +19,28 @@ LOGS=$BUILD/cluster_faults_logs
 mkdir -p "$LOGS"
 trap '"$CLUSTER" down > /dev/null 2>&1' EXIT
 
-train() {  # train NAME: the LeNet job; prints "NAME wall_s final_loss"
-  local log=$LOGS/$1.log t0; t0=$(date +%s.%N)
-  timeout 600 "$CLUSTER" mpirun -- "$BUILD/flowbench" dist-train --model lenet \
-    --cluster ps=1,worker=3 --mode sync --steps "$STEPS" --batch 32 --lr 0.05 > "$log" 2>&1
-  local rc=$?
+# train NAME [jump]: the LeNet job; prints "NAME wall_s final_loss exit". jump: the latency goes
+# from 50 us to 5 ms per link direction 3 s after the launch. A launch that hangs (mpirun waiting
+# for an ORTE daemon that never reports: seen in about 1 of 20-40 launches on this loaded 2-core
+# machine, also in this script's latency run) is cut after 240 s and retried once, on the same
+# cluster with the latency back at 50 us.
+train() {
+  local log=$LOGS/$1.log t0 rc attempt jumper=""
+  for attempt in 1 2; do
+    t0=$(date +%s.%N)
+    if [[ ${2:-} == jump ]]; then
+      "$CLUSTER" set --latency 50us > /dev/null
+      ( sleep 3; "$CLUSTER" set --latency 5ms > /dev/null; echo "latency now 5ms per link direction" >&2 ) &
+      jumper=$!
+    fi
+    timeout 240 "$CLUSTER" mpirun -- "$BUILD/flowbench" dist-train --model lenet \
+      --cluster ps=1,worker=3 --mode sync --steps "$STEPS" --batch 32 --lr 0.05 > "$log" 2>&1
+    rc=$?
+    [[ -n $jumper ]] && wait "$jumper"
+    ((rc == 124 && attempt == 1)) || break
+    echo "$1: mpirun timed out (launch hang, log: $log.hang); retrying once" >&2
+    mv "$log" "$log.hang"
+  done
   awk -v n="$1" -v a="$t0" -v b="$(date +%s.%N)" -v l="$(sed -n 's/^final_loss //p' "$log")" \
     -v rc=$rc 'BEGIN{printf "%-18s wall %6.2f s  final_loss %s  exit %d\n", n, b - a, l, rc}'
 }
@@ -41,9 +58,7 @@ bandwidth bandwidth-no-loss
 lossy=$(train loss-1pct); echo "$lossy"
 bandwidth bandwidth-loss-1pct
 "$CLUSTER" set --loss 0% > /dev/null
-( sleep 3; "$CLUSTER" set --latency 5ms > /dev/null; echo "latency now 5ms per link direction" >&2 ) &
-jump=$(train latency-jump-100x); echo "$jump"
-wait
+jump=$(train latency-jump-100x jump); echo "$jump"
 loss_of() { sed 's/.*final_loss \([^ ]*\).*/\1/' <<< "$1"; }
 status=0
 for run in "$lossy" "$jump"; do

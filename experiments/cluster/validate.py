@@ -6,6 +6,7 @@ the same job measured across hosts in network namespaces (scripts/cluster) and p
   experiments/cluster/validate.py null-step --hosts 4 --links 1gbit:1ms,1gbit:5ms [--models scalar]
   experiments/cluster/validate.py dist-train --hosts 4 --links 100mbit:1ms [--model lenet]
   experiments/cluster/validate.py allreduce --hosts 8 --links 100mbit:1ms --model mlp --steps 5
+  experiments/cluster/validate.py bandwidth --hosts 2 --links 1gbit:50us,10gbit:50us
 
 null-step   flowbench-mpi-null-step (rank 0 the ps and master, ranks 1.. workers; every worker
             count 1..hosts-1 in one run) against `flowbench sim` of the same exchange
@@ -15,16 +16,23 @@ dist-train  `flowbench dist-train --mode sync --cluster ps=1,worker=hosts-1`, tr
             network, so the trace holds the kernels and the runtime's own overheads with the
             same number of ranks sharing the CPU); its exported graph is replayed on the emulated
             platform (`--cost-model measured:ONE_HOST.h5`). The measured step is the median step
-            of the run on the emulated hosts (its own trace).
+            of the run on the emulated hosts (its own trace). --one-host-transport tcp: the
+            one-host run over TCP on the loopback device instead of shared memory (its trace then
+            holds the CPU Open MPI's TCP transport takes, as on the emulated hosts).
 allreduce   `flowbench dist-train --mode allreduce --cluster worker=hosts` (one fused
             MPI_Iallreduce of the gradients per step; per-step time from two run lengths)
             against `flowbench sim --mode allreduce --ranks hosts` with the costs of a
             single-process trace (`flowbench train --threads 1`).
+bandwidth   flowbench-mpi-bench between the first two hosts (--bytes messages, plain MPI and
+            flowbench's Send/Recv) against the configured rate (issue 18's check: within 20%)
+            and against the link bandwidth of the emulated platform (the TCP goodput the
+            simulator assumes, read from the XML `flowbench sim-platform` writes).
 
 Every link configuration RATE:DELAY in --links is measured in turn (`scripts/cluster set` changes
 the links live), --repeats times, alternating, so that the drift of a shared machine hits all of
 them alike. Each row carries the load average around its run. A case hits when the median of its
 repeats is within --tolerance (10%, docs/simulator.md and issue 18) of the prediction.
+Every external command has a timeout (null-step: scaled with the bytes the run moves).
 Writes OUT/results.csv and OUT/report.md (default OUT: build/cluster_validation/MODE-HOSTS).
 Needs root and network namespaces; always takes its cluster (prefix "cv", or $FB_CLUSTER_PREFIX)
 down again. Exit status: 0, or 1 on an error or, with --fail-on-miss, when a case misses.
@@ -33,6 +41,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -68,21 +77,32 @@ def cluster(*args, timeout=120):
     return run([CLUSTER] + list(args), "scripts/cluster " + " ".join(args), timeout, env)
 
 
-def cluster_mpirun(cmd, timeout):
-    """`scripts/cluster mpirun -- CMD`, retried once: on this shared machine mpirun now and then
-    waits forever for an ORTE daemon that never reported back (seen once in ~40 launches)."""
+def cluster_mpirun(cmd, timeout, np=None):
+    """`scripts/cluster mpirun [--np NP] -- CMD`, retried once: on this shared machine mpirun now
+    and then waits forever for an ORTE daemon that never reported back (seen once in ~40
+    launches)."""
+    head = ["mpirun"] + (["--np", str(np)] if np else []) + ["--"]
     try:
-        return cluster("mpirun", "--", *cmd, timeout=timeout)
+        return cluster(*head, *cmd, timeout=timeout)
     except RunError as e:
         print(f"retrying once after: {str(e)[:300]}", file=sys.stderr, flush=True)
-        return cluster("mpirun", "--", *cmd, timeout=timeout)
+        return cluster(*head, *cmd, timeout=timeout)
 
 
 def parse_link(text):
     rate, sep, delay = text.partition(":")
     if not sep or not rate or not delay:
         raise RunError(f"--links: expected RATE:DELAY (e.g. 100mbit:1ms), got '{text}'")
+    rate_bytes_per_s(rate)  # refuses a rate scripts/cluster would refuse, before any run
     return rate, delay
+
+
+def rate_bytes_per_s(rate):
+    """tc's units, as scripts/cluster passes them on: 1gbit = 1e9 bit/s = 125e6 B/s."""
+    m = re.fullmatch(r"([0-9.]+)([kmg]?)bit", rate)
+    if not m:
+        raise RunError(f"--links: expected a rate like 100mbit or 1gbit, got '{rate}'")
+    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)] / 8
 
 
 class Sim:
@@ -108,9 +128,20 @@ class Sim:
 
 # ---- null step ------------------------------------------------------------------------------
 
-def null_step_measure(args, tool):
+def null_step_timeout(args, link):
+    """Seconds to allow one flowbench-mpi-null-step run: the dense model moves 2 x W x 4 x dense
+    bytes through the ps's cable per step, for W = 1..hosts-1, in steps + 1 flowbench steps and
+    twice steps + 1 hand-written MPI steps (100 MB at 1 Gbit/s on 5 hosts: ~200 s of link time);
+    twice that, plus three minutes for start-up and the scalar model's steps."""
+    per_step = sum(2 * w * 4 * args.dense for w in range(1, args.hosts)) if "dense" in \
+        args.models.split(",") else 0
+    link_s = 3 * (args.steps + 1) * per_step / (0.9 * rate_bytes_per_s(link[0]))
+    return int(180 + 2 * link_s)
+
+
+def null_step_measure(args, tool, link):
     text = cluster_mpirun([tool, "--steps", str(args.steps), "--models", args.models,
-                           "--dense", str(args.dense)], timeout=300)
+                           "--dense", str(args.dense)], timeout=null_step_timeout(args, link))
     out = {}
     for line in text.splitlines():
         f = line.split()
@@ -144,7 +175,7 @@ def null_step(args, links):
         for link in links:
             cluster("set", "--bandwidth", link[0], "--latency", link[1])
             before = load()
-            got = null_step_measure(args, tool)
+            got = null_step_measure(args, tool, link)
             where = f"{before}-{load()}"
             for (model, w), (fb, raw, raw_ctl) in sorted(got.items()):
                 p = preds[link][(model, w)]
@@ -161,6 +192,12 @@ def null_step(args, links):
 # ---- dist-train -----------------------------------------------------------------------------
 
 MPIRUN_ONE_HOST = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
+# --one-host-transport tcp: the one-host run's ranks talk over TCP on the loopback device, as the
+# emulated hosts' ranks do over their links, so that its trace holds the CPU that Open MPI's TCP
+# transport (socket copies, polling) takes from the kernels on the shared cores.
+ONE_HOST_TRANSPORT = {"shm": [],
+                      "tcp": ["--mca", "pml", "ob1", "--mca", "btl", "tcp,self", "--mca",
+                              "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo"]}
 FEED_SHAPES = {"lenet": {"images": [-1, 28, 28, 1], "labels": [-1]},
                "mlp": {"images": [-1, 28, 28, 1], "labels": [-1]},
                "alexnet": {"images": [-1, 227, 227, 3], "labels": [-1]}}
@@ -199,7 +236,8 @@ def dist_train(args, links):
             emu = os.path.join(args.out, f"emulated_{tag}.h5")
             graph = os.path.join(args.out, f"graph_{tag}.json")
             before = load()
-            run(MPIRUN_ONE_HOST + ["-np", str(args.hosts)] + dist_train_cmd(args, one, graph),
+            run(MPIRUN_ONE_HOST + ONE_HOST_TRANSPORT[args.one_host_transport]
+                + ["-np", str(args.hosts)] + dist_train_cmd(args, one, graph),
                 "dist-train on one host", timeout=600)
             cluster("set", "--bandwidth", link[0], "--latency", link[1])
             cluster_mpirun(dist_train_cmd(args, emu), timeout=120 + 5 * args.steps)
@@ -274,6 +312,92 @@ def allreduce(args, links):
     return rows
 
 
+# ---- bandwidth ------------------------------------------------------------------------------
+
+def platform_link_bytes_per_s(path):
+    """The bandwidth of the first host cable of a `flowbench sim-platform emulated:...` XML (the
+    TCP goodput the simulator assumes), in bytes per second."""
+    with open(path) as f:
+        text = f.read()
+    m = re.search(r'<link [^>]*bandwidth="([0-9.eE+-]+)([KMG]?)Bps"', text)
+    if not m:
+        raise RunError(f"{path}: no <link ... bandwidth=\"...Bps\"> in the emulated platform")
+    return float(m.group(1)) * {"": 1, "K": 1e3, "M": 1e6, "G": 1e9}[m.group(2)]
+
+
+def bandwidth_measure(args, link):
+    """MB/s (1e6 bytes) of --bytes messages from host 0 to host 1: plain MPI and flowbench."""
+    cmd = [os.path.join(args.build_dir, "flowbench-mpi-bench"), "--min-bytes", str(args.bytes),
+           "--max-bytes", str(args.bytes), "--iters", "8", "--rounds", "3"]
+    # 3 loops x 3 rounds + warm-ups of 8 messages: ~100 x --bytes; at 20% of the rate, twice.
+    timeout = int(120 + 2 * 100 * args.bytes / (0.2 * rate_bytes_per_s(link[0])))
+    text = cluster_mpirun(cmd, timeout=timeout, np=2)
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 7 and f[0] == str(args.bytes):
+            return {"mpi": float(f[2]), "flowbench": float(f[4])}
+    raise RunError(f"flowbench-mpi-bench printed no {args.bytes}-byte row:\n{text[-1000:]}")
+
+
+def bandwidth(args, links):
+    sim = Sim(args)
+    plat = {link: platform_link_bytes_per_s(sim.platform(2, link)) / 1e6 for link in links}
+    rows = []
+    for rep in range(args.repeats):
+        for link in links:
+            cluster("set", "--bandwidth", link[0], "--latency", link[1])
+            before = load()
+            got = bandwidth_measure(args, link)
+            where = f"{before}-{load()}"
+            conf = rate_bytes_per_s(link[0]) / 1e6
+            for loop, mbs in got.items():
+                rows.append({"case": f"{loop} bandwidth", "link": ":".join(link), "repeat": rep,
+                             "measured_MBps": mbs, "configured_MBps": conf,
+                             "platform_MBps": round(plat[link], 2), "load": where})
+            print(f"{':'.join(link)} rep {rep}: MPI {got['mpi']:.1f} MB/s, flowbench "
+                  f"{got['flowbench']:.1f} MB/s (configured {conf:.1f}, platform "
+                  f"{plat[link]:.1f}), load {where}", flush=True)
+    return rows
+
+
+def report_bandwidth(args, rows):
+    """Issue 18's check (the median within 20% of the configured rate) and the error of the
+    platform's goodput against the median (a hit within --tolerance). Returns the misses of the
+    20% check."""
+    path = os.path.join(args.out, "results.csv")
+    fields = ["case", "link", "repeat", "measured_MBps", "configured_MBps", "platform_MBps", "load"]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    lines = [f"`{' '.join(sys.argv)}` ({args.bytes}-byte messages, host 0 to host 1)", "",
+             "| loop | link | MB/s (repeats) | median | of configured | within 20% | platform "
+             "MB/s | platform error | load average |", "|---|---|---|---|---|---|---|---|---|"]
+    keys = []
+    for r in rows:
+        if (r["case"], r["link"]) not in keys:
+            keys.append((r["case"], r["link"]))
+    misses = 0
+    for k in keys:
+        rs = [r for r in rows if (r["case"], r["link"]) == k]
+        med = statistics.median(r["measured_MBps"] for r in rs)
+        frac = med / rs[0]["configured_MBps"]
+        ok = 0.8 <= frac <= 1.2
+        misses += not ok
+        err = rs[0]["platform_MBps"] / med - 1
+        lines.append(f"| {k[0]} | {k[1]} | " + " / ".join("%.1f" % r["measured_MBps"] for r in rs)
+                     + f" | {med:.1f} | {100 * frac:.1f}% | {'yes' if ok else '**no**'} | "
+                     + f"{rs[0]['platform_MBps']:.1f} | {100 * err:+.1f}% "
+                     + f"({'hit' if abs(err) <= args.tolerance else '**miss**'}) | "
+                     + ", ".join(r["load"] for r in rs) + " |")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(args.out, "report.md"), "w") as f:
+        f.write(text)
+    print(text + f"{len(keys) - misses} of {len(keys)} within 20% of the configured rate; "
+          f"wrote {path}")
+    return misses
+
+
 # ---- report ---------------------------------------------------------------------------------
 
 def report(args, rows, links):
@@ -314,7 +438,7 @@ def report(args, rows, links):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("mode", choices=["null-step", "dist-train", "allreduce"])
+    p.add_argument("mode", choices=["null-step", "dist-train", "allreduce", "bandwidth"])
     p.add_argument("--hosts", type=int, default=4, help="emulated hosts = MPI ranks")
     p.add_argument("--links", default="1gbit:1ms", help="comma-separated RATE:DELAY")
     p.add_argument("--repeats", type=int, default=3)
@@ -323,6 +447,9 @@ def main():
     p.add_argument("--dense", type=int, default=1048576, help="null-step: dense model floats")
     p.add_argument("--model", default="lenet", choices=sorted(FEED_SHAPES))
     p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--one-host-transport", choices=sorted(ONE_HOST_TRANSPORT), default="shm",
+                   help="dist-train: the one-host run's MPI transport (shm, or tcp over lo)")
+    p.add_argument("--bytes", type=int, default=8388608, help="bandwidth: message size")
     p.add_argument("--tolerance", type=float, default=0.10)
     p.add_argument("--fail-on-miss", action="store_true", help="exit 1 when a case misses")
     p.add_argument("--build-dir", default=os.path.join(REPO, "build"))
@@ -335,11 +462,15 @@ def main():
     status = 0
     try:
         links = [parse_link(t) for t in args.links.split(",")]
+        if args.hosts < 2:
+            raise RunError(f"--hosts: {args.mode} needs at least 2 hosts, got {args.hosts}")
         print(f"load average at the start: {'%.1f %.1f %.1f' % os.getloadavg()}", flush=True)
         cluster("up", str(args.hosts), "--bandwidth", links[0][0], "--latency", links[0][1])
-        rows = {"null-step": null_step, "dist-train": dist_train,
-                "allreduce": allreduce}[args.mode](args, links)
-        if report(args, rows, links) and args.fail_on_miss:
+        rows = {"null-step": null_step, "dist-train": dist_train, "allreduce": allreduce,
+                "bandwidth": bandwidth}[args.mode](args, links)
+        misses = (report_bandwidth(args, rows) if args.mode == "bandwidth"
+                  else report(args, rows, links))
+        if misses and args.fail_on_miss:
             status = 1
     except RunError as e:
         print(f"experiments/cluster/validate.py: {e}", file=sys.stderr)
