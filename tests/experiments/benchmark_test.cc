@@ -8,34 +8,13 @@
 #include <catch2/catch.hpp>
 
 #include "datasets/synthetic.h"
+#include "tests/experiments/tiny_lenet.h"
 
 namespace fb::experiments {
 namespace {
 
-BenchmarkOptions TinyLenet(BenchmarkMode mode) {
-  BenchmarkOptions o;
-  o.model = "lenet";
-  o.mode = mode;
-  o.model_options.batch_size = 2;
-  o.model_options.optimizer = "sgd";
-  o.model_options.learning_rate = 0.1;
-  o.num_batches = 3;
-  o.num_warmup_batches = 1;
-  o.threads = 1;
-  return o;
-}
-
-// The loss of every step, warm-up included.
-std::vector<double> Losses(const BenchmarkOptions& o, BenchmarkResult* result) {
-  std::vector<double> losses;
-  BenchmarkCallbacks c;
-  c.step = [&](BenchmarkPhase, const StepProgress& p) { losses.push_back(p.loss); };
-  auto r = RunBenchmark(o, c);
-  INFO(r.status().ToString());
-  REQUIRE(r.ok());
-  *result = *r;
-  return losses;
-}
+using test::Losses;
+using test::TinyLenet;
 
 TEST_CASE("RunBenchmark times lenet in every mode at a tiny batch", "[experiments][benchmark]") {
   for (BenchmarkMode mode :

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "experiments/training/benchmark.h"
+#include "tests/experiments/tiny_lenet.h"
 
 namespace fb::experiments {
 namespace {
@@ -13,24 +14,9 @@ namespace {
 // The losses of `mode` on lenet (batch 2), and the pass reports, with and without the passes.
 std::vector<double> LenetLosses(BenchmarkMode mode, bool default_passes,
                                 std::vector<std::string>* reports) {
-  BenchmarkOptions o;
-  o.model = "lenet";
-  o.mode = mode;
-  o.model_options.batch_size = 2;
-  o.model_options.optimizer = "sgd";
-  o.model_options.learning_rate = 0.1;
-  o.num_batches = 2;
-  o.num_warmup_batches = 1;
-  o.threads = 1;
+  BenchmarkOptions o = test::TinyLenet(mode, 2);
   o.default_passes = default_passes;
-  std::vector<double> losses;
-  BenchmarkCallbacks c;
-  c.step = [&](BenchmarkPhase, const StepProgress& p) { losses.push_back(p.loss); };
-  auto r = RunBenchmark(o, c);
-  INFO(r.status().ToString());
-  REQUIRE(r.ok());
-  *reports = r->pass_reports;
-  return losses;
+  return test::Losses(o, reports);
 }
 
 TEST_CASE("Default passes shrink lenet's step and keep its losses", "[experiments][passes]") {

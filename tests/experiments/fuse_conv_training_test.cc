@@ -6,29 +6,15 @@
 #include <catch2/catch.hpp>
 
 #include "experiments/training/benchmark.h"
+#include "tests/experiments/tiny_lenet.h"
 
 namespace fb::experiments {
 namespace {
 
 std::vector<double> LenetLosses(BenchmarkMode mode, bool fuse, std::vector<std::string>* reports) {
-  BenchmarkOptions o;
-  o.model = "lenet";
-  o.mode = mode;
-  o.model_options.batch_size = 2;
-  o.model_options.optimizer = "sgd";
-  o.model_options.learning_rate = 0.1;
-  o.num_batches = 3;
-  o.num_warmup_batches = 1;
-  o.threads = 1;
+  BenchmarkOptions o = test::TinyLenet(mode);
   if (fuse) o.passes = {"fuse_conv_bias_relu"};
-  std::vector<double> losses;
-  BenchmarkCallbacks c;
-  c.step = [&](BenchmarkPhase, const StepProgress& p) { losses.push_back(p.loss); };
-  auto r = RunBenchmark(o, c);
-  INFO(r.status().ToString());
-  REQUIRE(r.ok());
-  *reports = r->pass_reports;
-  return losses;
+  return test::Losses(o, reports);
 }
 
 TEST_CASE("fuse_conv_bias_relu keeps lenet's training losses bit for bit",
