@@ -121,6 +121,10 @@ class DeviceActor {
 
   void Run() {
     const int64_t steps = st_.options.workload.steps;
+    // Receives are posted before the first step blocks on its run request (or dispatch delay):
+    // a SimGrid transfer starts only once its receive is posted, and the parameters a worker
+    // needs travel beside the run request.
+    PostGets();
     while (st_.error.ok()) {
       StartInstances();
       PostGets();

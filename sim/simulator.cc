@@ -190,8 +190,12 @@ void CollectSteps(const ReplayState& st, SimResult* r) {
   if (!st.group_steps[shared].empty()) {
     double prev = 0;
     for (const auto& [step, s] : st.group_steps[shared]) {
-      r->step_times_s.push_back(s.end_s - prev);
-      prev = s.end_s;
+      double end = s.end_s;
+      if (st.control.global_gate)  // the step ends when the master has every done reply
+        for (const auto& group : st.group_steps)
+          if (auto it = group.find(step); it != group.end()) end = std::max(end, it->second.end_s);
+      r->step_times_s.push_back(end - prev);
+      prev = end;
     }
   } else {
     for (const SimStep& s : r->steps) r->step_times_s.push_back(s.end_s - s.start_s);
