@@ -8,7 +8,7 @@
 //                 [--metrics-json FILE] [--allreduce-algorithm A] [--check-memory]
 //                 [--loop-iterations N] [--model-mode forward|forward-backward|train]
 //                 [--control-plane on|off] [--message-overhead-ns NS]
-//                 [--serialize-bytes-per-s R]
+//                 [--serialize-bytes-per-s R] [--message-latency-ns NS]
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -35,7 +35,8 @@ struct SimFlags {
   std::string compression = "off", cost_model = "analytic", stragglers, trace, metrics_json;
   std::string allreduce_algorithm = "libnbc";
   std::string control_plane = "off";
-  std::string message_overhead_ns, serialize_bytes_per_s;  // "": the platform's host properties
+  // "": the platform's host properties (sim/message_cost.h)
+  std::string message_overhead_ns, serialize_bytes_per_s, message_latency_ns;
   bool check_memory = false;
   bool no_default_passes = false;
   std::string loop_iterations;  // "": not given
@@ -65,13 +66,15 @@ StatusOr<sim::SimRunOptions> Options(const SimFlags& f) {
   if (f.control_plane != "on" && f.control_plane != "off")
     return InvalidArgument("--control-plane must be on or off, got '", f.control_plane, "'");
   o.control_plane = f.control_plane == "on";
-  if (!f.message_overhead_ns.empty() || !f.serialize_bytes_per_s.empty()) {
+  if (!f.message_overhead_ns.empty() || !f.serialize_bytes_per_s.empty() ||
+      !f.message_latency_ns.empty()) {
     auto text = [](const std::string& v) { return v.empty() ? nullptr : v.c_str(); };
     ASSIGN_OR_RETURN(o.message_cost,
                      sim::ParseMessageCost("every host (--message-overhead-ns, "
-                                           "--serialize-bytes-per-s)",
+                                           "--serialize-bytes-per-s, --message-latency-ns)",
                                            text(f.message_overhead_ns),
-                                           text(f.serialize_bytes_per_s)));
+                                           text(f.serialize_bytes_per_s),
+                                           text(f.message_latency_ns)));
   }
   ASSIGN_OR_RETURN(o.loops.iterations, sim::ParseLoopIterations(f.loop_iterations));
   for (const char* prefix : {"measured:", "measured-mean:"})
@@ -195,6 +198,9 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
   cmd->add_option("--serialize-bytes-per-s", f.serialize_bytes_per_s,
                   "bytes/s of deserialisation per message received, on every host (replaces the "
                   "platform's serialize_bytes_per_s; 0: none)");
+  cmd->add_option("--message-latency-ns", f.message_latency_ns,
+                  "ns from a message's arrival until an idle host handles it, on every host "
+                  "(replaces the platform's message_latency_ns)");
   cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step) | profile:FILE[,threads=N][,step-costs=off] (flowbench profile; step-costs=off: fitted step correction instead of the measured executor overheads)")->capture_default_str();
   cmd->add_option("--steps", f.steps, "Steps to simulate")
       ->check(PositiveCount(kMaxSimSteps))->capture_default_str();

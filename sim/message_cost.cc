@@ -30,7 +30,8 @@ double MessageCost::Seconds(int64_t bytes) const {
 }
 
 StatusOr<MessageCost> ParseMessageCost(const std::string& host, const char* overhead_ns,
-                                       const char* serialize_bytes_per_s) {
+                                       const char* serialize_bytes_per_s,
+                                       const char* latency_ns) {
   MessageCost c;
   ASSIGN_OR_RETURN(double ns, ParseBounded(host, "message_overhead_ns", overhead_ns,
                                            kMaxMessageOverheadNs, "ns"));
@@ -38,6 +39,9 @@ StatusOr<MessageCost> ParseMessageCost(const std::string& host, const char* over
   ASSIGN_OR_RETURN(c.serialize_bytes_per_s,
                    ParseBounded(host, "serialize_bytes_per_s", serialize_bytes_per_s,
                                 kMaxSerializeBytesPerS, "bytes/s"));
+  ASSIGN_OR_RETURN(double lat, ParseBounded(host, "message_latency_ns", latency_ns,
+                                            kMaxMessageOverheadNs, "ns"));
+  c.latency_s = lat * 1e-9;
   return c;
 }
 
@@ -50,7 +54,10 @@ MessageQueues::MessageQueues(std::vector<MessageCost> per_device)
 double MessageQueues::Handle(int device, double arrival_s, int64_t bytes) {
   if (device < 0 || static_cast<size_t>(device) >= cost_.size() || !cost_[device].enabled())
     return arrival_s;
-  const double done = std::max(arrival_s, free_s_[device]) + cost_[device].Seconds(bytes);
+  const MessageCost& c = cost_[device];
+  // A handler still busy (or already waking up) takes the message next; an idle one wakes first.
+  const double start = arrival_s < free_s_[device] ? free_s_[device] : arrival_s + c.latency_s;
+  const double done = start + c.Seconds(bytes);
   free_s_[device] = done;
   return done;
 }

@@ -12,6 +12,7 @@
 //     <prop id="device_model" value="NVIDIA H200, sm_90"/>      what a profile must describe
 //     <prop id="message_overhead_ns" value="150000"/>             per message received (ns)
 //     <prop id="serialize_bytes_per_s" value="2e9"/>              per byte received (bytes/s)
+//     <prop id="message_latency_ns" value="2e6"/>                 wake-up per burst received (ns)
 //   </host>
 //
 // Hosts of a <cluster> get the cluster's <prop>s. Without device_name, host i (in SimGrid's
@@ -44,8 +45,9 @@ struct SimDevice {
 };
 
 // The devices of the platform loaded into `engine`, in SimGrid's host order. InvalidArgument
-// naming the host for an unparsable property (message_overhead_ns and serialize_bytes_per_s:
-// negative, NaN, infinite or too large, sim/message_cost.h) or a non-positive speed;
+// naming the host for an unparsable property (message_overhead_ns, serialize_bytes_per_s and
+// message_latency_ns: negative, NaN, infinite or too large, sim/message_cost.h) or a
+// non-positive speed;
 // FailedPrecondition when the platform has no device.
 StatusOr<std::vector<SimDevice>> PlatformDevices(const simgrid::s4u::Engine& engine);
 

@@ -28,6 +28,19 @@ TEST_CASE("MessageQueues serves a host's messages one at a time in arrival order
   CHECK_FALSE(MessageQueues({MessageCost{}, MessageCost{}}).enabled());
 }
 
+TEST_CASE("MessageQueues: messages arriving together share one wake-up latency", "[sim]") {
+  MessageCost c;
+  c.overhead_s = 0.001;
+  c.latency_s = 0.005;
+  MessageQueues q({c});
+  // Three messages arrive at 1.0: the handler wakes at 1.005 and handles them 1 ms each.
+  CHECK(q.Handle(0, 1.0, 0) == Approx(1.006));
+  CHECK(q.Handle(0, 1.0, 0) == Approx(1.007));
+  CHECK(q.Handle(0, 1.0, 0) == Approx(1.008));
+  CHECK(q.Handle(0, 1.0035, 0) == Approx(1.009));  // the handler is busy: no new wake-up
+  CHECK(q.Handle(0, 2.0, 0) == Approx(2.006));     // idle again: wakes 5 ms after arrival
+}
+
 TEST_CASE("ParseMessageCost reads ns and bytes per second and refuses bad values by name", "[sim]") {
   auto ok = ParseMessageCost("h7", "150000", "2e9");
   REQUIRE(ok.ok());
@@ -48,6 +61,10 @@ TEST_CASE("ParseMessageCost reads ns and bytes per second and refuses bad values
     auto s = ParseMessageCost("h7", "1", bad);
     REQUIRE_FALSE(s.ok());
     REQUIRE_THAT(s.status().message(), Catch::Contains("serialize_bytes_per_s"));
+    auto l = ParseMessageCost("h7", "1", "1", bad);
+    REQUIRE_FALSE(l.ok());
+    REQUIRE_THAT(l.status().message(), Catch::Contains("message_latency_ns") &&
+                                           Catch::Contains("host 'h7'"));
   }
 }
 
@@ -75,7 +92,8 @@ TEST_CASE("Platform message properties with bad values give InvalidArgument nami
       {"message_overhead_ns", "-5"},       {"message_overhead_ns", "nan"},
       {"message_overhead_ns", "1e90"},     {"message_overhead_ns", "fast"},
       {"serialize_bytes_per_s", "-1e9"},   {"serialize_bytes_per_s", "inf"},
-      {"serialize_bytes_per_s", "1e300"}};
+      {"serialize_bytes_per_s", "1e300"}, {"message_latency_ns", "-0.5"},
+      {"message_latency_ns", "1e99"}};
   int k = 0;
   for (const auto& [prop, value] : cases) {
     INFO(prop << " = " << value);
