@@ -7,6 +7,8 @@
 //                 [--stragglers P:F] [--seed N] [--batch-size B] [--trace OUT.h5]
 //                 [--metrics-json FILE] [--allreduce-algorithm A] [--check-memory]
 //                 [--loop-iterations N] [--model-mode forward|forward-backward|train]
+//                 [--control-plane on|off] [--message-overhead-ns NS]
+//                 [--serialize-bytes-per-s R] [--message-latency-ns NS]
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -32,6 +34,9 @@ struct SimFlags {
   std::string graph, model, platform, placer, schedule = "fifo", mode = "sync";
   std::string compression = "off", cost_model = "analytic", stragglers, trace, metrics_json;
   std::string allreduce_algorithm = "libnbc";
+  std::string control_plane = "off";
+  // "": the platform's host properties (sim/message_cost.h)
+  std::string message_overhead_ns, serialize_bytes_per_s, message_latency_ns;
   bool check_memory = false;
   bool no_default_passes = false;
   std::string loop_iterations;  // "": not given
@@ -58,6 +63,19 @@ StatusOr<sim::SimRunOptions> Options(const SimFlags& f) {
   if (!f.stragglers.empty()) RETURN_IF_ERROR(sim::ParseStragglers(f.stragglers, &w));
   RETURN_IF_ERROR(sim::ParseAllreduceAlgorithm(f.allreduce_algorithm, &w.allreduce));
   o.check_memory = f.check_memory;
+  if (f.control_plane != "on" && f.control_plane != "off")
+    return InvalidArgument("--control-plane must be on or off, got '", f.control_plane, "'");
+  o.control_plane = f.control_plane == "on";
+  if (!f.message_overhead_ns.empty() || !f.serialize_bytes_per_s.empty() ||
+      !f.message_latency_ns.empty()) {
+    auto text = [](const std::string& v) { return v.empty() ? nullptr : v.c_str(); };
+    ASSIGN_OR_RETURN(o.message_cost,
+                     sim::ParseMessageCost("every host (--message-overhead-ns, "
+                                           "--serialize-bytes-per-s, --message-latency-ns)",
+                                           text(f.message_overhead_ns),
+                                           text(f.serialize_bytes_per_s),
+                                           text(f.message_latency_ns)));
+  }
   ASSIGN_OR_RETURN(o.loops.iterations, sim::ParseLoopIterations(f.loop_iterations));
   for (const char* prefix : {"measured:", "measured-mean:"})
     if (f.cost_model.rfind(prefix, 0) == 0) {  // loops run as often as in the trace
@@ -171,6 +189,18 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
                   "Iterations of every while loop when the cost model has no count (trace)");
   cmd->add_option("--compression", f.compression, "on | off (lossy 16-bit transfers)")
       ->capture_default_str();
+  cmd->add_option("--control-plane", f.control_plane,
+                  "on | off: the master's run requests and done replies as messages over the "
+                  "platform's links (sim/control_plane.h)")->capture_default_str();
+  cmd->add_option("--message-overhead-ns", f.message_overhead_ns,
+                  "ns of handling per message received, on every host (replaces the platform's "
+                  "message_overhead_ns; sim/message_cost.h)");
+  cmd->add_option("--serialize-bytes-per-s", f.serialize_bytes_per_s,
+                  "bytes/s of deserialisation per message received, on every host (replaces the "
+                  "platform's serialize_bytes_per_s; 0: none)");
+  cmd->add_option("--message-latency-ns", f.message_latency_ns,
+                  "ns from a message's arrival until an idle host handles it, on every host "
+                  "(replaces the platform's message_latency_ns)");
   cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step) | profile:FILE[,threads=N][,step-costs=off] (flowbench profile; step-costs=off: fitted step correction instead of the measured executor overheads)")->capture_default_str();
   cmd->add_option("--steps", f.steps, "Steps to simulate")
       ->check(PositiveCount(kMaxSimSteps))->capture_default_str();

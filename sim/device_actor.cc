@@ -87,6 +87,13 @@ struct Instance {
   std::vector<double> first_sent_s;  // per _Recv node: when its data left the sender
 };
 
+// A message being handled by its host's message queue until `at_s` (sim/message_cost.h).
+struct Handling {
+  double at_s;
+  SimMessage message;
+  bool operator<(const Handling& o) const { return at_s > o.at_s; }  // min-heap
+};
+
 struct DeferredSend {
   double at_s;
   int64_t step;
@@ -114,17 +121,22 @@ class DeviceActor {
 
   void Run() {
     const int64_t steps = st_.options.workload.steps;
+    // Receives are posted before the first step blocks on its run request (or dispatch delay):
+    // a SimGrid transfer starts only once its receive is posted, and the parameters a worker
+    // needs travel beside the run request.
+    PostGets();
     while (st_.error.ok()) {
       StartInstances();
       PostGets();
       Harvest();
+      HandleDue();
       IssueDeferred();
       if (!ready_.empty()) {
         RunBatch();
         continue;
       }
       if (instances_.empty() && next_step_ >= steps && received_ == total_msgs_ &&
-          deferred_.empty())
+          deferred_.empty() && handling_.empty())
         break;
       if (instances_.empty() && next_step_ < steps) {
         WaitForGroup();
@@ -153,10 +165,11 @@ class DeviceActor {
   void StartInstances() {
     const WorkloadOptions& w = st_.options.workload;
     while (static_cast<int>(instances_.size()) < w.concurrent_steps && next_step_ < w.steps &&
-           st_.GroupStepDone(slot_.group, next_step_ - w.concurrent_steps)) {
+           st_.StepGateOpen(slot_.group, next_step_ - w.concurrent_steps)) {
       Instance inst;
       inst.step = next_step_++;
       inst.start_s = Now();
+      ReceiveRunRequest(&st_, slot_.device);  // the control plane (sim/control_plane.h)
       if (part_.dispatch_s > 0) sg4::this_actor::sleep_for(part_.dispatch_s);  // the run request
       inst.slowdown = shared_ ? 1 : st_.Slowdown(slot_.replica, inst.step);
       inst.remaining = static_cast<int32_t>(part_.nodes.size());
@@ -202,13 +215,35 @@ class DeviceActor {
   void CompleteGet(size_t k) {
     ++received_;
     std::unique_ptr<SimMessage> m(*bufs_[k]);
+    const double clock = sg4::Engine::get_clock();
+    double arrived = gets_[k]->get_finish_time();
+    if (!(arrived >= 0 && arrived <= clock)) arrived = clock;
     gets_.erase(gets_.begin() + static_cast<long>(k));
     bufs_.erase(bufs_.begin() + static_cast<long>(k));
-    if (Find(m->step) == nullptr && m->step >= next_step_) {
-      early_[m->step].push_back(*m);
+    if (st_.messages.enabled()) {  // the host's message queue (sim/message_cost.h)
+      const double handled = st_.messages.Handle(slot_.device, arrived, m->wire_bytes);
+      if (handled > clock + 1e-15) {
+        handling_.push(Handling{handled - st_.origin_s, *m});
+        return;
+      }
+    }
+    Deliver(*m);
+  }
+
+  void Deliver(const SimMessage& m) {
+    if (Find(m.step) == nullptr && m.step >= next_step_) {
+      early_[m.step].push_back(m);
       return;
     }
-    Arrive(*m);
+    Arrive(m);
+  }
+
+  void HandleDue() {
+    while (!handling_.empty() && handling_.top().at_s <= Now() + 1e-15) {
+      const SimMessage m = handling_.top().message;
+      handling_.pop();
+      Deliver(m);
+    }
   }
 
   void Harvest() {
@@ -388,6 +423,7 @@ class DeviceActor {
     const double start = it->start_s;
     instances_.erase(it);
     if (part_.completion_s > 0) sg4::this_actor::sleep_for(part_.completion_s);  // the done reply
+    SendDoneReply(&st_, slot_.device);  // over the links (sim/control_plane.h)
     st_.FinishGroupStep(slot_.group, step, start, Now());
   }
 
@@ -396,7 +432,7 @@ class DeviceActor {
   // message the group's other actors need to finish that step, so waiting past it deadlocks.
   void WaitForGroup() {
     std::unique_lock<sg4::Mutex> lock(*st_.mutex);
-    while (!st_.GroupStepDone(slot_.group, next_step_ - st_.options.workload.concurrent_steps)) {
+    while (!st_.StepGateOpen(slot_.group, next_step_ - st_.options.workload.concurrent_steps)) {
       if (deferred_.empty()) {
         st_.step_done->wait(lock);
         continue;
@@ -414,7 +450,7 @@ class DeviceActor {
     // of many replicas' gradients delivers more than kWindow messages at once without making a
     // node ready), and an empty window is not proof that nothing more will arrive.
     PostGets();
-    const double timeout = deferred_.empty() ? -1 : std::max(0.0, deferred_.top().at_s - Now());
+    const double timeout = NextTimeout();
     if (gets_.empty() && timeout < 0) {
       st_.error = Internal("simulation stalled: ", part_.device, " (replica ", slot_.replica,
                            ") waits for data that is never sent");
@@ -427,6 +463,14 @@ class DeviceActor {
     const ssize_t k = timeout < 0 ? sg4::Comm::wait_any(gets_) : sg4::Comm::wait_any_for(gets_, timeout);
     if (k >= 0) CompleteGet(static_cast<size_t>(k));
     return true;
+  }
+
+  // Seconds until the next deferred send or handled message is due; -1 when none is pending.
+  double NextTimeout() const {
+    double at = -1;
+    if (!deferred_.empty()) at = deferred_.top().at_s;
+    if (!handling_.empty() && (at < 0 || handling_.top().at_s < at)) at = handling_.top().at_s;
+    return at < 0 ? -1 : std::max(0.0, at - Now());
   }
 
   ReplayState& st_;
@@ -446,6 +490,7 @@ class DeviceActor {
   std::vector<std::unique_ptr<SimMessage*>> bufs_;
   std::map<int64_t, std::vector<SimMessage>> early_;
   std::priority_queue<DeferredSend> deferred_;
+  std::priority_queue<Handling> handling_;
 };
 
 }  // namespace

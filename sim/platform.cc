@@ -62,6 +62,10 @@ StatusOr<std::vector<SimDevice>> PlatformDevices(const sg4::Engine& engine) {
                              "; expected 0 (no limit) up to 9.2e18 bytes");
     d.desc.memory_limit_bytes = static_cast<int64_t>(mem);
     ASSIGN_OR_RETURN(d.cores, ReadCoreShare(*h, engine));
+    ASSIGN_OR_RETURN(d.message_cost,
+                     ParseMessageCost(h->get_name(), h->get_property("message_overhead_ns"),
+                                      h->get_property("serialize_bytes_per_s"),
+                                      h->get_property("message_latency_ns")));
     d.desc.name = StringProperty(
         *h, "device_name",
         LocalDeviceName(type, 0, "worker", static_cast<int>(out.size())));

@@ -10,6 +10,9 @@
 //     <prop id="launch_overhead_ns" value="5000"/>
 //     <prop id="memory_bytes" value="17179869184"/>
 //     <prop id="device_model" value="NVIDIA H200, sm_90"/>      what a profile must describe
+//     <prop id="message_overhead_ns" value="150000"/>             per message received (ns)
+//     <prop id="serialize_bytes_per_s" value="2e9"/>              per byte received (bytes/s)
+//     <prop id="message_latency_ns" value="2e6"/>                 wake-up per burst received (ns)
 //   </host>
 //
 // A device that shares a machine's cores with other devices names the machine's multi-core
@@ -18,13 +21,14 @@
 // Without device_name, host i (in SimGrid's host order) is
 // "/job:worker/replica:0/task:i/device:<type>:0". Hosts with property
 // `device_type="none"` are not devices (e.g. a storage node).
-// Units: FLOP/s, bytes/s, ns, bytes.
+// Units: FLOP/s, bytes/s, ns, bytes. The two message properties: sim/message_cost.h.
 #include <string>
 #include <vector>
 
 #include "engine/framework/status.h"
 #include "engine/placement/device_desc.h"
 #include "sim/core_sharing.h"
+#include "sim/message_cost.h"
 
 namespace simgrid::s4u {
 class Host;
@@ -43,11 +47,15 @@ struct SimDevice {
   // Host properties shares_cores_with / exec_threads: the machine whose cores the device's
   // executions run on (sim/core_sharing.h); machine == nullptr: its own host.
   CoreShare cores;
+  // Host properties message_overhead_ns and serialize_bytes_per_s (sim/message_cost.h).
+  MessageCost message_cost;
 };
 
 // The devices of the platform loaded into `engine`, in SimGrid's host order. InvalidArgument
-// naming the host for an unparsable property or a non-positive speed (and those of
-// ReadCoreShare, sim/core_sharing.h); FailedPrecondition when the platform has no device.
+// naming the host for an unparsable property (message_overhead_ns, serialize_bytes_per_s and
+// message_latency_ns: negative, NaN, infinite or too large, sim/message_cost.h; those of
+// ReadCoreShare, sim/core_sharing.h) or a non-positive speed; FailedPrecondition when the
+// platform has no device.
 StatusOr<std::vector<SimDevice>> PlatformDevices(const simgrid::s4u::Engine& engine);
 
 // Checks the resources of the platform loaded into `engine` from `path`: every link's bandwidth

@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/control_plane.h"
+#include "sim/message_cost.h"
 #include "sim/program.h"
 #include "sim/result.h"
 #include "sim/simulator.h"
@@ -61,6 +63,10 @@ struct ReplayState {
   std::unordered_map<simgrid::s4u::Link*, int64_t> link_bytes;
   SimResult* result = nullptr;
   Status error;
+  // Per-message handling on the receiving host (sim/message_cost.h) and the master's run
+  // requests and done replies (sim/control_plane.h); both off unless configured.
+  MessageQueues messages;
+  ControlPlane control;
 
   // Heterogeneous replicas: the FLOP/s of the device each partition's costs were computed for
   // (replica 0's); an actor on a host of another speed runs its compute slower or faster.
@@ -77,6 +83,14 @@ struct ReplayState {
   }
   bool GroupStepDone(int32_t group, int64_t step) const {
     return step < 0 || step < group_done_upto[group];
+  }
+  // Whether `group` may start the step after `step`: its own previous step is done or, with the
+  // control plane of a synchronous run (sim/control_plane.h), every group's.
+  bool StepGateOpen(int32_t group, int64_t step) const {
+    if (!control.global_gate) return GroupStepDone(group, step);
+    for (size_t g = 0; g < group_done_upto.size(); ++g)
+      if (group_size[g] > 0 && !GroupStepDone(static_cast<int32_t>(g), step)) return false;
+    return true;
   }
   // Records that one actor of `group` finished `step` (start/end in seconds since origin) and
   // wakes actors waiting for the group.

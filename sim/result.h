@@ -40,6 +40,7 @@ struct SimResult {
   int64_t transfers = 0;        // messages sent
   int64_t wire_bytes = 0;       // bytes put on the network (after compression)
   int64_t dropped_messages = 0;  // gradients ignored by backup-worker gathers
+  int64_t control_messages = 0;  // run requests and done replies sent (sim/control_plane.h)
   std::map<std::string, int64_t> link_bytes;    // SimGrid link name -> bytes crossing it
   std::vector<std::string> device_names;        // platform device index -> role name
   std::vector<std::string> device_types;

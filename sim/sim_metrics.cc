@@ -47,6 +47,7 @@ nlohmann::json MetricsJson(const Simulation& sim, const SimResult& r, const SimR
   j["transfers"] = r.transfers;
   j["wire_bytes"] = r.wire_bytes;
   j["dropped_messages"] = r.dropped_messages;
+  j["control_messages"] = r.control_messages;
   j["link_bytes"] = nlohmann::json::object();
   for (const auto& [link, bytes] : r.link_bytes)
     if (bytes > 0) j["link_bytes"][link] = bytes;

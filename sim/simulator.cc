@@ -14,6 +14,7 @@
 #include "engine/partition/partition.h"
 #include "engine/placement/placer.h"
 #include "sim/allreduce_program.h"
+#include "sim/control_plane.h"
 #include "sim/memory_plan.h"
 #include "sim/platform_validation.h"
 #include "sim/replay_state.h"
@@ -189,8 +190,12 @@ void CollectSteps(const ReplayState& st, SimResult* r) {
   if (!st.group_steps[shared].empty()) {
     double prev = 0;
     for (const auto& [step, s] : st.group_steps[shared]) {
-      r->step_times_s.push_back(s.end_s - prev);
-      prev = s.end_s;
+      double end = s.end_s;
+      if (st.control.global_gate)  // the step ends when the master has every done reply
+        for (const auto& group : st.group_steps)
+          if (auto it = group.find(step); it != group.end()) end = std::max(end, it->second.end_s);
+      r->step_times_s.push_back(end - prev);
+      prev = end;
     }
   } else {
     for (const SimStep& s : r->steps) r->step_times_s.push_back(s.end_s - s.start_s);
@@ -212,6 +217,20 @@ Status Simulation::SetUpDevices(ReplayState* st) const {
   for (const ActorSlot& s : st->slots) used.push_back(s.device);
   if (st->options.check_memory)
     RETURN_IF_ERROR(RequireMemoryCapacity(devices_, used, platform_path_));
+  return SetUpMessages(st, used);
+}
+
+// Per-message handling (sim/message_cost.h) and the control plane (sim/control_plane.h).
+Status Simulation::SetUpMessages(ReplayState* st, const std::vector<int>& used) const {
+  std::vector<MessageCost> cost;
+  for (const SimDevice& d : devices_)
+    cost.push_back(st->options.message_cost ? *st->options.message_cost : d.message_cost);
+  st->messages = MessageQueues(std::move(cost));
+  const WorkloadOptions& w = st->options.workload;
+  if (!st->options.control_plane || w.mode == SyncMode::kAllreduce) return Status::OK();
+  ASSIGN_OR_RETURN(st->control, MakeControlPlane(devices_, roles_.replica_platform[0][0], used,
+                                                 w.mode == SyncMode::kSync && w.backup_workers == 0,
+                                                 platform_path_));
   return Status::OK();
 }
 

@@ -24,6 +24,7 @@
 // the network model is set once per process (CM02, no TCP window or latency factors, so a
 // transfer takes exactly latency + bytes / bandwidth on an uncontended route). Not thread-safe.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,12 @@ struct SimRunOptions {
   // either way (sim/memory_plan.h).
   bool check_memory = false;
   LoopCounts loops;  // iteration counts of while loops (sim/loop_replay.h)
+  // The master's run requests and done replies as messages over the platform's links
+  // (sim/control_plane.h); not in allreduce runs.
+  bool control_plane = false;
+  // Replaces every device host's message_overhead_ns / serialize_bytes_per_s properties
+  // (sim/message_cost.h) when set.
+  std::optional<MessageCost> message_cost;
 };
 
 class Simulation {
@@ -91,6 +98,7 @@ class Simulation {
   Status CheckRoutes() const;
   void EstimateTransfers(const WorkloadOptions& workload);
   Status SetUpDevices(ReplayState* st) const;
+  Status SetUpMessages(ReplayState* st, const std::vector<int>& used_devices) const;
 
   std::unique_ptr<simgrid::s4u::Engine> engine_;
   double clock_origin_s_ = 0;

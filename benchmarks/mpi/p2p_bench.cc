@@ -1,7 +1,11 @@
 // Point-to-point bandwidth of flowbench remote Send/Recv (MpiRendezvous over MpiTransport) next to
 // plain MPI_Isend/MPI_Irecv, in the same run, for 4 B to 256 MiB (issue 5, whitepaper 3.3).
 // Run: mpirun -np 2 build/flowbench-mpi-bench [--min-bytes N] [--max-bytes N] [--rounds R]
-//        [--iters I]   (messages per size and loop; default by size, see ItersFor)
+//        [--iters I]   (messages per size and loop; default by size, see ItersFor) [--us]
+// --us: the table gives microseconds per message (loop time / iters) instead of MB/s; with
+// --iters 1 a flowbench loop is a ping-pong (one message and the acknowledgement, both through
+// the transport), so (time - 2 x one-way link latency) / 2 is flowbench's fixed cost per message
+// (the simulator's message_overhead_ns, sim/message_cost.h).
 // Rank 0 sends `iters` messages of each size to rank 1, which acknowledges the last one;
 // bandwidth = iters * bytes / time; the three loops alternate for R rounds (default 3) and each
 // reports its median round, so that drifts of a shared machine hit all three alike. Prints a table and the flowbench/MPI ratios per size: against
@@ -103,6 +107,9 @@ int Main(int argc, char** argv) {
   int64_t min_bytes = 4, max_bytes = 256ll << 20;
   int rounds = 3;
   int fixed_iters = 0;  // --iters: the same count for every size (0: ItersFor)
+  bool us = false;      // --us: microseconds per message instead of MB/s
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--us") us = true;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--max-bytes") max_bytes = std::stoll(argv[i + 1]);
     if (std::string(argv[i]) == "--min-bytes") min_bytes = std::stoll(argv[i + 1]);
@@ -119,8 +126,9 @@ int Main(int argc, char** argv) {
   std::vector<char> buf(max_bytes);
   int64_t step = 0;
   if (WorldRank() == 0)
-    std::printf("%12s %8s %14s %14s %14s %8s %8s\n", "bytes", "iters", "mpi_MB/s", "mpi_own_MB/s",
-                "flowbench_MB/s", "ratio", "ratio_own");
+    std::printf("%12s %8s %14s %14s %14s %8s %8s\n", "bytes", "iters",
+                us ? "mpi_us" : "mpi_MB/s", us ? "mpi_own_us" : "mpi_own_MB/s",
+                us ? "flowbench_us" : "flowbench_MB/s", "ratio", "ratio_own");
   for (int64_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
     int iters = fixed_iters > 0 ? fixed_iters : ItersFor(bytes);
     // Warm-ups: MPI's buffers and connections; flowbench's receive buffer pool (steady state of a
@@ -138,8 +146,9 @@ int Main(int argc, char** argv) {
     double raw = Median(raws), own = Median(owns), ours = Median(ourss);
     if (WorldRank() == 0) {
       double mb = static_cast<double>(bytes) * iters / 1e6;
+      auto value = [&](double s) { return us ? s / iters * 1e6 : mb / s; };
       std::printf("%12lld %8d %14.1f %14.1f %14.1f %8.2f %8.2f\n", static_cast<long long>(bytes),
-                  iters, mb / raw, mb / own, mb / ours, raw / ours, own / ours);
+                  iters, value(raw), value(own), value(ours), raw / ours, own / ours);
       std::fflush(stdout);
     }
   }

@@ -77,16 +77,25 @@ def write_graph(path, kind, model_bytes, ps):
         json.dump(null_step_graph(kind, model_bytes, ps), f)
 
 
-def write_platform(path, hosts, bandwidth, latency_s, flops, memory_bandwidth):
+def write_platform(path, hosts, bandwidth, latency_s, flops, memory_bandwidth,
+                   message_overhead_ns=0.0):
     """A flat cluster: every host has a private full-duplex link of `bandwidth` bytes/s to a
-    non-blocking backbone (a datacenter network without oversubscription)."""
+    non-blocking backbone (a datacenter network without oversubscription). Every host handles
+    each message it receives in `message_overhead_ns` of CPU, one at a time (the simulator's
+    message_overhead_ns host property, sim/message_cost.h; 0: none)."""
     bandwidth, latency_s = float(bandwidth), float(latency_s)
     flops, memory_bandwidth = float(flops), float(memory_bandwidth)
+    message_overhead_ns = float(message_overhead_ns)
+    if not message_overhead_ns >= 0:
+        raise ValueError(f"message_overhead_ns must be >= 0, got {message_overhead_ns}")
+    msg = (f'\n    <prop id="message_overhead_ns" value="{message_overhead_ns:.6g}"/>'
+           if message_overhead_ns > 0 else "")
     with open(path, "w") as f:
         f.write(f"""<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <!-- Written by experiments/osdi2016/null_step/null_graph.py: {hosts} hosts, a private
-     {bandwidth:.4g} B/s full-duplex link each, {latency_s:g} s, non-blocking backbone. -->
+     {bandwidth:.4g} B/s full-duplex link each, {latency_s:g} s, non-blocking backbone,
+     {message_overhead_ns:g} ns of handling per message received. -->
 <platform version="4.1">
   <zone id="world" routing="Full">
   <cluster id="cluster" prefix="node-" suffix="" radical="0-{hosts - 1}" speed="{flops:g}f"
@@ -94,7 +103,7 @@ def write_platform(path, hosts, bandwidth, latency_s, flops, memory_bandwidth):
            bb_bw="1e13Bps" bb_lat="0s" loopback_bw="1e11Bps" loopback_lat="0s">
     <prop id="device_type" value="CPU"/>
     <prop id="memory_bandwidth_bytes_per_s" value="{memory_bandwidth:g}"/>
-    <prop id="launch_overhead_ns" value="5000"/>
+    <prop id="launch_overhead_ns" value="5000"/>{msg}
   </cluster>
   </zone>
 </platform>
