@@ -4,6 +4,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -53,18 +54,47 @@ std::string IndependentKernels(int kernels) {
   return R"({"nodes": [)" + nodes + "]}";
 }
 
+// The one step's time of `graph_json` on `platform`, simulated in a child process (SimGrid 3.32
+// supports one engine per process: the tests compare several simulations).
 double StepTime(const std::string& platform, const std::string& graph_json,
                 const std::map<std::string, double>& seconds) {
   auto g = MakeGraph(graph_json);
-  Simulation sim;
-  Status load = sim.LoadPlatform(platform);
-  INFO(load.ToString());
-  REQUIRE(load.ok());
-  auto r = sim.Run(*g, TableCosts(seconds, {}), SimRunOptions{});
+  const SimCosts costs = TableCosts(seconds, {});
+  StatusOr<SimResult> r = test::RunSimInChild([&]() -> StatusOr<SimResult> {
+    Simulation sim;
+    RETURN_IF_ERROR(sim.LoadPlatform(platform));
+    return sim.Run(*g, costs, SimRunOptions{});
+  });
   INFO(r.status().ToString());
   REQUIRE(r.ok());
   REQUIRE(r->step_times_s.size() == 1);
   return r->step_times_s[0];
+}
+
+// Loads `path` in a child process and describes each device, one line each: "NAME MACHINE/CORES
+// threads=T" ("own" for a device on its own host), " scaled" if it has per-op time scales; or
+// the load error.
+std::string DescribeSharing(const std::string& path) {
+  return test::TextFromChild([&]() -> std::string {
+    Simulation sim;
+    Status s = sim.LoadPlatform(path);
+    if (!s.ok()) return s.ToString();
+    std::string out;
+    for (const SimDevice& d : sim.devices()) {
+      out += d.desc.name + " ";
+      out += d.cores.machine ? d.cores.machine->get_name() + "/" +
+                                   std::to_string(d.cores.machine->get_core_count())
+                             : std::string("own");
+      out += " threads=" + std::to_string(d.cores.exec_threads);
+      if (d.host->get_property("op_time_scale:Conv2D") != nullptr) out += " scaled";
+      out += "\n";
+    }
+    return out;
+  });
+}
+
+int Lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
 }
 
 std::map<std::string, double> OneSecondEach(int kernels) {
@@ -198,17 +228,14 @@ TEST_CASE("Generated MPI-node and emulated platforms describe ranks sharing the 
   auto emulated = EmulatedClusterXml(spec, cpu);
   REQUIRE(emulated.ok());
   for (const std::string& xml : {*mpi, *emulated}) {
-    Simulation sim;
-    Status s = sim.LoadPlatform(WriteFile(dir, "p.xml", xml));
-    INFO(s.ToString());
-    REQUIRE(s.ok());
-    REQUIRE(sim.devices().size() == 4);  // the machine host is not a device
-    for (const SimDevice& d : sim.devices()) {
-      REQUIRE(d.cores.machine != nullptr);
-      CHECK(d.cores.machine->get_name() == kSharedMachineHost);
-      CHECK(d.cores.machine->get_core_count() == 2);
-      CHECK(d.cores.exec_threads == (xml == *mpi ? 1 : 2));
-    }
+    const std::string devices = DescribeSharing(WriteFile(dir, "p.xml", xml));
+    INFO(devices);
+    CHECK(Lines(devices) == 4);  // the machine host is not a device
+    const std::string sharing = std::string(kSharedMachineHost) + "/2 threads=" +
+                                (xml == *mpi ? "1" : "2") + "\n";
+    int found = 0;
+    for (size_t at = 0; (at = devices.find(sharing, at)) != std::string::npos; ++at) ++found;
+    CHECK(found == 4);
   }
   // Without sharing, as before: no machine host.
   auto dedicated = MpiNodeXml({{"worker", 2}}, cpu);
@@ -236,23 +263,18 @@ TEST_CASE("sim-platform cpu-devices copies this_machine.xml's CPU and --cores se
   const std::string out = dir.file("cpu4.xml");
   REQUIRE(std::system((flowbench + " sim-platform cpu-devices:4 --cores 2 " + out +
                        " > /dev/null 2>&1").c_str()) == 0);
-  {
-    Simulation sim;
-    REQUIRE(sim.LoadPlatform(out).ok());
-    REQUIRE(sim.devices().size() == 4);
-    CHECK(sim.devices()[3].desc.name == "/job:localhost/replica:0/task:0/device:CPU:3");
-    CHECK(sim.devices()[3].cores.machine->get_core_count() == 2);
-    // The calibrated per-op time scales travel with the copy.
-    CHECK(sim.devices()[3].host->get_property("op_time_scale:Conv2D") != nullptr);
-  }
+  const std::string four = DescribeSharing(out);
+  INFO(four);
+  CHECK(Lines(four) == 4);
+  // The calibrated per-op time scales travel with the copy.
+  CHECK_THAT(four, Catch::Contains("/job:localhost/replica:0/task:0/device:CPU:3 " +
+                                   std::string(kSharedMachineHost) + "/2 threads=1 scaled\n"));
   const std::string two = dir.file("cpu2.xml");
   REQUIRE(std::system((flowbench + " sim-platform cpu-devices:2 --cores 2 --exec-threads 2 " +
                        two + " > /dev/null 2>&1").c_str()) == 0);
-  {
-    Simulation sim;
-    REQUIRE(sim.LoadPlatform(two).ok());
-    CHECK(sim.devices()[1].cores.exec_threads == 2);
-  }
+  CHECK_THAT(DescribeSharing(two), Catch::Contains("device:CPU:1 " +
+                                                   std::string(kSharedMachineHost) +
+                                                   "/2 threads=2"));
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"mpi-node:worker=2 --cores x", "--cores must be an integer, got 'x'"},
       {"mpi-node:worker=2 --cores -1", "got -1"},
