@@ -142,9 +142,22 @@ def pytorch_run(args):
         "ms_per_step_median": statistics.median(step_ms),
         "examples_per_sec_median": 1e3 * examples / statistics.median(step_ms),
         "examples_per_sec_total": examples * args.num_batches / wall,
-        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "peak_rss_bytes": peak_rss_bytes(),
         "parameter_count": pytorch_models.parameter_count(model),
         "step_ms": step_ms}))
+
+
+def peak_rss_bytes():
+    """This process's peak RSS: VmHWM of /proc/self/status, the peak of this process image only
+    (ru_maxrss is carried over fork and exec, so a child would report its parent's peak)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 # --- the alternating comparison

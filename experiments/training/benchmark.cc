@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cinttypes>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <limits>
 #include <random>
 #include <nlohmann/json.hpp>
@@ -344,6 +347,15 @@ const char* BenchmarkPhaseName(BenchmarkPhase phase) {
 }
 
 int64_t ProcessPeakRssBytes() {
+  // VmHWM is the peak of this process image's own memory. getrusage's ru_maxrss is not: Linux
+  // carries it over fork and execve, so a flowbench started by a large parent (a Python script
+  // that imported torch) reported the parent's RSS when its own was smaller.
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) != 0) continue;
+    int64_t kb = 0;
+    if (std::sscanf(line.c_str() + 6, "%" SCNd64, &kb) == 1) return kb * 1024;
+  }
   struct rusage usage {};
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux: kilobytes

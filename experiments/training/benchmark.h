@@ -131,7 +131,8 @@ StatusOr<BenchmarkResult> RunBenchmark(const BenchmarkOptions& options,
 Status CheckDatasetFitsModel(const std::string& model, const datasets::Dataset& dataset,
                              int64_t batch_size);
 
-// This process's peak resident set size in bytes (getrusage ru_maxrss), 0 if unavailable.
+// This process's peak resident set size in bytes: VmHWM of /proc/self/status (the peak since this
+// process image started; getrusage's ru_maxrss where /proc is missing), 0 if unavailable.
 int64_t ProcessPeakRssBytes();
 
 }  // namespace fb::experiments

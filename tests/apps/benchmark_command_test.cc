@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "datasets/fashion_mnist.h"
 #include "datasets/idx_reader.h"
@@ -161,6 +162,23 @@ TEST_CASE("flowbench benchmark --trace writes every timed step and the traced on
   CHECK_FALSE(trace->events.empty());
   CHECK_FALSE(trace->ops.empty());
   CHECK_THAT(trace->metadata.config_json, Catch::Contains("\"command\":\"benchmark\""));
+}
+
+
+TEST_CASE("flowbench benchmark reports its own peak RSS and not its parent's",
+          "[apps][benchmark]") {
+  // getrusage's ru_maxrss survives fork and exec: a flowbench started by a 1 GiB process (as
+  // compare_pytorch.py, a Python process that imported torch, starts it) reported 1 GiB.
+  std::vector<char> ballast(size_t{1} << 30, 1);  // every page touched
+  BenchmarkCli cli;
+  const int rc = cli.Run(kTiny + std::string(" --forward-only --metrics-json ") + cli.dir +
+                         "/m.json");
+  INFO(cli.Read("err.txt"));
+  REQUIRE(rc == 0);
+  auto j = nlohmann::json::parse(cli.Read("m.json"));
+  CHECK(j["peak_rss_bytes"] > 0);
+  CHECK(j["peak_rss_bytes"] < int64_t{512} << 20);
+  CHECK(ballast[size_t{1} << 29] == 1);
 }
 
 }  // namespace
