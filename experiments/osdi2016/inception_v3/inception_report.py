@@ -65,8 +65,9 @@ def write_report(path, rows, cfg, info, args):
         f"- Parameters: {info['params'] / 1e6:.1f} MB (the model's {cfg['model']} trainable "
         f"variables), round-robin over {cfg['ps']} PS tasks: shards "
         + ", ".join(f"{x / 1e6:.1f}" for x in info["shards"]) + " MB.",
-        f"- Network: {info['bw'] / 1e9:.3f} GB/s per host, {info['lat'] * 1e6:.0f} us per message "
-        f"({info['net_source']}); the paper's network is not published.",
+        f"- Network: {info['bw'] / 1e9:.3f} GB/s per host, {info['lat'] * 1e6:.0f} us of latency "
+        f"and {info.get('msg_ns', 0) / 1e3:.1f} us of handling per message received, one message "
+        f"at a time per host ({info['net_source']}); the paper's network is not published.",
         f"- Stragglers (assumed): a worker step is {s['factor']}x slower with probability "
         f"{s['probability']}.",
         "- The step is the coarse graph of ../coarse_step_graph.py (17 shards, one compute op per "
