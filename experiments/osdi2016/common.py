@@ -67,6 +67,25 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
+def null_step_network(default_bandwidth, default_latency_s):
+    """The paper cluster's network as the null step calibrated it: (bytes/s per host, latency in
+    s, handling per message received in ns, source), read from null_step/results/results.csv (its
+    sim rows' note: "NIC X GB/s, latency Y us, Z us per message"); the defaults (no handling
+    cost) when that file has no calibration."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "null_step", "results",
+                        "results.csv")
+    if os.path.exists(path):
+        for r in read_csv(path):
+            note = r["note"]
+            if r["kind"] == "sim" and "NIC" in note:
+                bw = float(note.split("NIC ")[1].split(" GB/s")[0]) * 1e9
+                lat = float(note.split("latency ")[1].split(" us")[0]) * 1e-6
+                msg = (float(note.split(", ")[-1].split(" us per message")[0]) * 1e3
+                       if " us per message" in note else 0.0)
+                return bw, lat, msg, "null-step calibration (../null_step/results/results.csv)"
+    return float(default_bandwidth), float(default_latency_s), 0.0, "spec.yaml default"
+
+
 def main_guard(fn):
     start = time.time()
     try:
