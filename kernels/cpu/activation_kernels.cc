@@ -2,6 +2,7 @@
 // (engine/ops/nn_ops_activation.cc). Element-wise work is vectorised by Eigen and sharded over
 // the intra-op pool. Relu(NaN) is NaN and ReluGrad routes no gradient to a NaN feature (the
 // feature is not > 0), as TensorFlow's kernels do.
+#include "kernels/bias_shapes.h"
 #include "kernels/cpu/activation.h"
 #include "kernels/cpu/cwise_binary.h"
 
@@ -87,13 +88,7 @@ class BiasAddOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& value = ctx->input(0);
     const Tensor& bias = ctx->input(1);
-    OP_REQUIRES(ctx, value.dims() >= 2,
-                InvalidArgument("value must be at least 2-D, got shape ",
-                                value.shape().DebugString()));
-    OP_REQUIRES(ctx, bias.dims() == 1 && bias.dim_size(0) == value.dim_size(value.dims() - 1),
-                InvalidArgument("bias must be 1-D of the last dimension of value ",
-                                value.shape().DebugString(), ", got shape ",
-                                bias.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, CheckBiasAddShapes(value.shape(), bias.shape()));
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
     auto in = value.matrix<T>();

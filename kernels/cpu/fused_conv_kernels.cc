@@ -3,6 +3,7 @@
 // Relu. The element operations are BiasAdd's and Relu's (activation_kernels.cc: x + b, then
 // max(x, 0) with NaN propagated), so results equal the unfused ops' bit for bit.
 #include "engine/ops/fused_conv_attrs.h"
+#include "kernels/bias_shapes.h"
 #include "kernels/cpu/conv_kernels.h"
 #include "kernels/cpu/cwise_binary.h"
 
@@ -25,9 +26,7 @@ class FusedConv2DOp : public nn::ConvKernelBase {
     auto shape = Shape(input.shape().dim_sizes(), filter.shape().dim_sizes());
     OP_REQUIRES_OK(ctx, shape.status());
     const Conv2DShape& s = *shape;
-    OP_REQUIRES(ctx, bias.dims() == 1 && bias.dim_size(0) == s.out_depth,
-                InvalidArgument("bias must be 1-D of the filter's out_depth ", s.out_depth,
-                                ", got shape ", bias.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, CheckConvBiasShape(bias.shape(), s.out_depth));
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(s.OutputDims()), &out));
     if (out->NumElements() == 0) return;

@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "engine/ops/fused_conv_attrs.h"
+#include "kernels/bias_shapes.h"
 #include "kernels/cuda/conv_direct_launch.h"
 #include "kernels/cuda/cublas_gemm.h"
 #include "kernels/cuda/cuda_status.h"
@@ -391,9 +392,7 @@ class GpuFusedConv2DOp : public GpuConv2DOp<T> {
     const Tensor& filter = ctx->input(1);
     const Tensor& bias = ctx->input(2);
     if (filter.dims() == 4)  // otherwise the convolution names the filter's shape
-      OP_REQUIRES(ctx, bias.dims() == 1 && bias.dim_size(0) == filter.dim_size(3),
-                  InvalidArgument("bias must be 1-D of the filter's out_depth ",
-                                  filter.dim_size(3), ", got shape ", bias.shape().DebugString()));
+      OP_REQUIRES_OK(ctx, CheckConvBiasShape(bias.shape(), filter.dim_size(3)));
     GpuConv2DOp<T>::Compute(ctx);
     if (!ctx->status().ok()) return;
     const Tensor& out = ctx->output_value(0).tensor;

@@ -3,6 +3,7 @@
 // gradients (ReluGrad, SigmoidGrad, TanhGrad), BiasAdd and Relu. Shapes are checked on the host;
 // the arithmetic is one launch of cwise_kernels.cu (BiasAdd and Relu: bias_relu_kernels.cu) on
 // the compute stream.
+#include "kernels/bias_shapes.h"
 #include "kernels/cuda/bias_relu_launch.h"
 #include "kernels/cuda/gpu_kernel_util.h"
 
@@ -68,11 +69,7 @@ class GpuBiasAddOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& value = ctx->input(0);
     const Tensor& bias = ctx->input(1);
-    OP_REQUIRES(ctx, value.dims() >= 1 && bias.dims() == 1 &&
-                         bias.dim_size(0) == value.dim_size(value.dims() - 1),
-                InvalidArgument("bias must be a vector of the last dimension of value, got ",
-                                bias.shape().DebugString(), " for value ",
-                                value.shape().DebugString()));
+    OP_REQUIRES_OK(ctx, CheckBiasAddShapes(value.shape(), bias.shape()));
     Tensor* out;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, value.shape(), &out));
     LaunchBiasActivation<T>(value.data<T>(), bias.data<T>(), out->NumElements(),
