@@ -164,7 +164,7 @@ void Setup(CLI::App* app) {
   cmd->add_option("--passes", o.passes,
                   "Further graph passes, comma-separated, after the defaults: e.g. "
                   "fuse_conv_bias_relu (Conv2D + BiasAdd + Relu as one kernel)")
-      ->delimiter(',');
+      ->delimiter(',')->check(GraphPassCheck());
   cmd->add_option("--trace", o.trace_path,
                   "Write an HDF5 trace (FILE.h5): every timed step, then "
                   "--trace-steps traced "

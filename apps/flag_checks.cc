@@ -1,11 +1,15 @@
 #include "apps/flag_checks.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/passes/graph_pass.h"
 
 namespace fb::apps {
 
@@ -51,6 +55,17 @@ CLI::Validator DevicesCheck() {
                            kMaxThreads, kMaxGpus, spec);
       },
       "cpu:N|gpu:N");
+}
+
+CLI::Validator GraphPassCheck() {
+  return CLI::Validator(
+      [](std::string& name) -> std::string {
+        const std::vector<std::string> known = GraphPassRegistry::Global()->Names();
+        if (std::find(known.begin(), known.end(), name) != known.end()) return "";
+        return fmt::format("unknown graph pass '{}' (registered: {})", name,
+                           fmt::join(known, ", "));
+      },
+      "PASS[,PASS...]");
 }
 
 std::string UncheckedNumericFlag(CLI::App* app) {

@@ -41,6 +41,10 @@ inline CLI::Validator PositiveCount(int64_t max) { return IntRange(1, max); }
 // (whether N GPUs are visible is checked when the run starts: engine/runtime/local_devices.h).
 CLI::Validator DevicesCheck();
 
+// `--passes` (a comma-delimited option: applied to each name): a graph pass registered in
+// GraphPassRegistry (engine/passes/graph_pass.h); the error lists the registered ones.
+CLI::Validator GraphPassCheck();
+
 // Every option of `app` and its subcommands whose type is a number (CLI11 type FLOAT, INT or
 // UINT) must carry FiniteRange or IntRange. Returns "" or the first offender ("train --lr").
 std::string UncheckedNumericFlag(CLI::App* app);

@@ -156,7 +156,7 @@ void Setup(CLI::App* app) {
   cmd->add_option("--passes", o.passes,
                   "Graph passes after the default ones: cse, constant_folding, materialize_shapes, "
                   "identity_removal, alap_recv, compression")
-      ->delimiter(',');
+      ->delimiter(',')->check(GraphPassCheck());
   cmd->add_option("--blas-threads", f->blas_threads,
                   "Threads OpenBLAS uses per call (1: parallelism from the executor only)")
       ->check(PositiveCount(kMaxThreads))->capture_default_str();

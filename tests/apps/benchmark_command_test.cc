@@ -97,6 +97,7 @@ TEST_CASE("flowbench benchmark refuses bad flags naming the flag", "[apps][bench
   ExpectRejected(cli, "--optimizer rmsprop", "--optimizer", "rmsprop");
   ExpectRejected(cli, "--model nosuch", "--model", "unknown model 'nosuch' (known: ");
   ExpectRejected(cli, "--forward-only --mode train", "--mode", "--forward-only");
+  ExpectRejected(cli, "--passes cse,nosuch", "--passes", "unknown graph pass 'nosuch' (registered: ");
   ExpectRejected(cli, std::string(kTiny) + "--dataset " + cli.dir + "/none", "--dataset",
                  cli.dir + "/none");
 }

@@ -65,6 +65,7 @@ TEST_CASE("flowbench refuses zero, negative and huge counts naming the flag", "[
   ExpectRejected(cli, "train --hidden 256,0", "--hidden", "'0'");
   ExpectRejected(cli, "train --keep 0", "--keep-checkpoints", "'0'");
   ExpectRejected(cli, "train --devices cpu:100000", "--devices", "cpu:100000");
+  ExpectRejected(cli, "train --passes nosuch", "--passes", "unknown graph pass 'nosuch'");
   ExpectRejected(cli, "train --steps 1.5", "--steps", "'1.5'");
   ExpectRejected(cli, "train --dataset synthetic --checkpoint-dir " + cli.dir +
                           "/ck --checkpoint-every 0",
