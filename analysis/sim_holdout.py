@@ -50,7 +50,7 @@ def measure(args, model, batch, threads, tmp):
     load = load_average()
     run([args.flowbench, "benchmark", "--model", model, "--batch-size", str(batch), "--threads",
          str(threads), "--optimizer", "adam", "--num-batches", str(args.steps),
-         "--num-warmup-batches", "5", "--metrics-json", path])
+         "--num-warmup-batches", str(args.warmup), "--metrics-json", path])
     with open(path) as f:
         return json.load(f)["ms_per_step_median"], max(load, load_average())
 
@@ -65,6 +65,11 @@ def main():
     p.add_argument("--batches", default="16,32,64,128,256")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--steps", type=int, default=30, help="measured steps per case (median)")
+    p.add_argument("--warmup", type=int, default=5, help="untimed steps before them")
+    p.add_argument("--profile-steps", type=int, default=20,
+                   help="flowbench profile --steps (untimed steps: --profile-warmup)")
+    p.add_argument("--profile-trace-steps", type=int, default=10)
+    p.add_argument("--profile-warmup", type=int, default=5)
     p.add_argument("--repeats", type=int, default=2,
                    help="benchmark runs per case: the measurement is the median of their "
                         "medians, and how much they differ shows the machine's noise")
@@ -78,7 +83,10 @@ def main():
     args = p.parse_args()
     if args.record:
         print(run([args.flowbench, "profile", "--out", args.profile, "--models", args.models,
-                   "--batch-sizes", args.profile_batches, "--threads", args.threads]))
+                   "--batch-sizes", args.profile_batches, "--threads", args.threads,
+                   "--steps", str(args.profile_steps),
+                   "--trace-steps", str(args.profile_trace_steps),
+                   "--warmup-steps", str(args.profile_warmup)]))
     if args.calibrate:
         print(run([args.flowbench, "sim-platform", "profile:" + args.profile, args.calibrate]))
         args.platform = args.calibrate
