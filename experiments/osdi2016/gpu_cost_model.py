@@ -44,6 +44,7 @@ import csv
 import json
 
 CLASSES = ("conv_fwd", "conv_bwd_data", "conv_bwd_filter", "matmul", "memory")
+CONV_CLASSES = CLASSES[:3]
 
 # Efficiencies not calibrated (priors): a Maxwell SGEMM reaches about 75-80% of peak (cuBLAS,
 # Paleo's PPP_comp 0.62 for whole layers); streaming kernels about 75% of the bandwidth. The
@@ -131,12 +132,14 @@ def fft_work(row):
     return flops, nbytes
 
 
-def conv_ns(row, device, eff):
-    """(ns without launch, "fft" or "gemm") of a convolution: the faster algorithm."""
-    peak = device["peak_flops_per_s"] * eff[op_class(row)]
+def conv_ns(row, device, eff, fft_classes=CONV_CLASSES):
+    """(ns without launch, "fft" or "gemm") of a convolution: the faster algorithm; the FFT only
+    for the directions in fft_classes (a what-if: experiments/osdi2016/table1/mechanisms.py)."""
+    cls = op_class(row)
+    peak = device["peak_flops_per_s"] * eff[cls]
     bandwidth = device["memory_bandwidth_bytes_per_s"] * eff["memory"]
     gemm = 1e9 * max(row["flops"] / peak, row["bytes"] / bandwidth)
-    fft = fft_work(row)
+    fft = fft_work(row) if cls in fft_classes else None
     if fft is not None:
         fft_ns = 1e9 * (fft[0] / peak + fft[1] / bandwidth)
         if fft_ns < gemm:
@@ -144,30 +147,30 @@ def conv_ns(row, device, eff):
     return gemm, "gemm"
 
 
-def node_ns(row, device, eff):
+def node_ns(row, device, eff, fft_classes=CONV_CLASSES):
     cls = op_class(row)
-    if cls.startswith("conv_"):
-        return device["launch_overhead_ns"] + conv_ns(row, device, eff)[0]
+    if cls in CONV_CLASSES:
+        return device["launch_overhead_ns"] + conv_ns(row, device, eff, fft_classes)[0]
     compute = row["flops"] / (device["peak_flops_per_s"] * (eff[cls] if cls != "memory" else 1))
     memory = row["bytes"] / (device["memory_bandwidth_bytes_per_s"] * eff["memory"])
     return device["launch_overhead_ns"] + 1e9 * max(compute, memory)
 
 
-def algorithm_counts(rows, device, eff):
+def algorithm_counts(rows, device, eff, fft_classes=CONV_CLASSES):
     """{"fft": n, "gemm": n}: how many of the pass's convolutions take each algorithm."""
     counts = {"fft": 0, "gemm": 0}
     for r in rows:
-        if op_class(r).startswith("conv_"):
-            counts[conv_ns(r, device, eff)[1]] += 1
+        if op_class(r) in CONV_CLASSES:
+            counts[conv_ns(r, device, eff, fft_classes)[1]] += 1
     return counts
 
 
-def predict(rows, device, eff):
+def predict(rows, device, eff, fft_classes=CONV_CLASSES):
     """(total ms, {class: ms}) of one pass."""
     by_class = {c: 0.0 for c in CLASSES}
     by_class["launch"] = 0.0
     for r in rows:
-        ns = node_ns(r, device, eff)
+        ns = node_ns(r, device, eff, fft_classes)
         by_class[op_class(r)] += (ns - device["launch_overhead_ns"]) / 1e6
         by_class["launch"] += device["launch_overhead_ns"] / 1e6
     return sum(by_class.values()), by_class
@@ -188,18 +191,20 @@ def solve(f, target, lo=0.01, hi=100.0):
     return (lo * hi) ** 0.5
 
 
-def calibrate(fwd_rows, fb_rows, device, fwd_ms, bwd_ms, prior=PRIOR_EFFICIENCIES):
+def calibrate(fwd_rows, fb_rows, device, fwd_ms, bwd_ms, prior=PRIOR_EFFICIENCIES,
+              fft_classes=CONV_CLASSES):
     """Efficiencies with conv_fwd set so the forward pass takes fwd_ms, then conv_bwd_data =
     conv_bwd_filter set so the forward+backward pass takes fwd_ms + bwd_ms; the other classes
     keep their priors."""
     eff = dict(prior)
 
     def fwd(x):
-        return predict(fwd_rows, device, dict(eff, conv_fwd=x))[0]
+        return predict(fwd_rows, device, dict(eff, conv_fwd=x), fft_classes)[0]
     eff["conv_fwd"] = solve(fwd, fwd_ms)
 
     def fb(x):
-        return predict(fb_rows, device, dict(eff, conv_bwd_data=x, conv_bwd_filter=x))[0]
+        return predict(fb_rows, device, dict(eff, conv_bwd_data=x, conv_bwd_filter=x),
+                       fft_classes)[0]
     x = solve(fb, fwd_ms + bwd_ms)
     eff["conv_bwd_data"] = eff["conv_bwd_filter"] = x
     return eff
