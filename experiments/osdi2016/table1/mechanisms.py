@@ -18,6 +18,8 @@ Variants (all on top of the cost model of ../gpu_cost_model.py unless said other
                    its long reduction (N*P*Q), so only its tile edges count
   memory eff x     bandwidth-bound ops (and every byte term) at x of the 336.5 GB/s
   launch x us      x us per op instead of the device file's
+  diagnostic       efficiencies calibrated as the run, every model then priced without the FFT
+                   (not a model: it shows how much of a prediction rests on the FFT)
 """
 import argparse
 import math
@@ -69,18 +71,24 @@ def with_tiles(rows):
 
 
 def variants(device):
+    """(name, device, prior efficiencies, FFT directions when calibrating, FFT directions when
+    predicting, tiles + waves)."""
     all_fft, fwd_fft = gcm.CONV_CLASSES, ("conv_fwd",)
     prior = gcm.PRIOR_EFFICIENCIES
     return [
-        ("gemm only (no FFT)", device, prior, (), False),
-        ("FFT or GEMM (the run's model)", device, prior, all_fft, False),
-        ("FFT for forward convolutions only", device, prior, fwd_fft, False),
-        ("FFT or GEMM, tiles + waves on 24 SMs", device, prior, all_fft, True),
-        ("FFT or GEMM, memory efficiency 0.6", device, dict(prior, memory=0.6), all_fft, False),
-        ("FFT or GEMM, memory efficiency 0.5", device, dict(prior, memory=0.5), all_fft, False),
-        ("FFT or GEMM, 20 us per op", dict(device, launch_overhead_ns=20000), prior, all_fft,
+        ("gemm only (no FFT)", device, prior, (), (), False),
+        ("FFT or GEMM (the run's model)", device, prior, all_fft, all_fft, False),
+        ("FFT for forward convolutions only", device, prior, fwd_fft, fwd_fft, False),
+        ("FFT or GEMM, tiles + waves on 24 SMs", device, prior, all_fft, all_fft, True),
+        ("FFT or GEMM, memory efficiency 0.6", device, dict(prior, memory=0.6), all_fft, all_fft,
          False),
+        ("FFT or GEMM, memory efficiency 0.5", device, dict(prior, memory=0.5), all_fft, all_fft,
+         False),
+        ("FFT or GEMM, 20 us per op", dict(device, launch_overhead_ns=20000), prior, all_fft,
+         all_fft, False),
         ("FFT or GEMM, 50 us per op", dict(device, launch_overhead_ns=50000), prior, all_fft,
+         all_fft, False),
+        ("diagnostic: calibrated as the run, predicted without FFT", device, prior, all_fft, (),
          False),
     ]
 
@@ -90,11 +98,11 @@ def table(work, device, pub, calibrate_on):
     lines = ["| variant | conv_fwd eff | conv_bwd eff | " + " | ".join(
         f"{LABELS[m]} fwd / fwd+bwd" for m in MODELS) + " |",
         "|---|---|---|" + "---|" * len(MODELS)]
-    for name, dev, prior, fft, tiles in variants(device):
+    for name, dev, prior, cal_fft, fft, tiles in variants(device):
         w = {k: with_tiles(v) if tiles else v for k, v in work.items()}
         try:
             eff = gcm.calibrate(w[(calibrate_on, "forward")], w[(calibrate_on, "forward-backward")],
-                                dev, *pub[calibrate_on], prior=prior, fft_classes=fft)
+                                dev, *pub[calibrate_on], prior=prior, fft_classes=cal_fft)
         except gcm.CostModelError as e:
             lines.append(f"| {name} | {e} |" + " |" * (len(MODELS) + 1))
             continue
