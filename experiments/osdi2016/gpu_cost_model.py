@@ -105,7 +105,7 @@ def pow2ceil(n):
     return 1 << max(0, int(n) - 1).bit_length()
 
 
-def _dims(text):
+def shape_dims(text):
     """[4 ints] of an "AxBxCxD" shape column, None when empty or malformed."""
     try:
         dims = [int(v) for v in text.split("x")]
@@ -117,7 +117,7 @@ def _dims(text):
 def fft_work(row):
     """(product FLOPs, transform bytes) of the row's convolution through the FFT, or None when
     cuDNN cannot use the FFT for it (stride > 1, a 1x1 filter) or the shapes are missing."""
-    x, y = _dims(row.get("x_shape", "")), _dims(row.get("y_shape", ""))
+    x, y = shape_dims(row.get("x_shape", "")), shape_dims(row.get("y_shape", ""))
     try:
         r, s = (int(v) for v in row.get("kernel", "").split("x"))
     except ValueError:

@@ -49,7 +49,7 @@ def tile_utilization(m, n, split_k=False, sms=SMS, tiles=TILES):
 
 def gemm_dims(row):
     """(M, N, split_k) of the implicit GEMM of a convolution row, None without shapes."""
-    x, y = gcm._dims(row.get("x_shape", "")), gcm._dims(row.get("y_shape", ""))
+    x, y = gcm.shape_dims(row.get("x_shape", "")), gcm.shape_dims(row.get("y_shape", ""))
     try:
         r, s = (int(v) for v in row.get("kernel", "").split("x"))
     except ValueError:
