@@ -6,25 +6,51 @@ per-op-type efficiencies.
 
 Time of one node (ns) with work > 0, on one stream (the GPU runs one kernel at a time):
     launch_overhead_ns + 1e9 * max(flops / (peak * eff[class]), bytes / (bandwidth * eff["memory"]))
+except for convolutions, which take the faster of cuDNN's two algorithm families (below).
 Nodes without work (Variables, Identity, Reshape, ...) and nodes the pass does not need (the
 gradient with respect to the input images, `needed` = 0) cost nothing. A pass is the sum of its
 nodes (TensorFlow 2016 ran a GPU's kernels on one compute stream).
 
-Op classes (op_class): conv_fwd / conv_bwd_data / conv_bwd_filter for convolutions with a
-kernel larger than 1x1 (where cuDNN's FFT and Winograd algorithms apply, so an efficiency above 1
-against direct-convolution FLOPs is possible and expected), conv1x1 for 1x1 convolutions in all
-three directions (plain GEMMs), matmul, and memory for everything else (bandwidth-bound: bias,
-ReLU, pooling, concatenation, their gradients).
+Op classes (op_class): conv_fwd / conv_bwd_data / conv_bwd_filter for the three directions of a
+convolution, matmul, and memory for everything else (bandwidth-bound: bias, ReLU, pooling,
+concatenation, their gradients). eff[conv_*] is the fraction of peak that the direction's GEMM
+reaches, calibrated; matmul and memory keep priors.
+
+Convolution algorithms (conv_ns). cuDNN R4/R5, which TensorFlow and Torch used for OSDI Table 1,
+runs a convolution either as an implicit GEMM (direct FLOPs; every shape) or through the FFT
+(Mathieu et al. 2014, "Fast training of convolutional networks through FFTs"; Vasilache et al.
+2015, "Fast convolutional nets with fbfft", ICLR: cuFFT transforms + a batched complex GEMM per
+frequency + inverse transform), which cuDNN supports only at stride 1 (cuDNN API reference,
+CUDNN_CONVOLUTION_*_ALGO_FFT: "vertical and horizontal filter stride must equal 1"); TensorFlow's
+and Torch's algorithm choice (cuDNN's heuristics / cudnn.benchmark) takes the faster. For the
+forward shapes x [N,H,W,C], y [N,P,Q,K] and an RxS filter (the same numbers in all three
+directions: each is one product per (image, input channel, output channel) and frequency):
+    implicit GEMM:  max(flops / (peak * eff[dir]), bytes / (bandwidth * eff["memory"]))
+    FFT (stride 1, R*S > 1):
+        bins  = Fh * (Fw / 2 + 1),  Fh = pow2ceil(P + R - 1), Fw = pow2ceil(Q + S - 1)
+                (a real 2-D FFT of the zero-padded Fh x Fw plane, Hermitian half, power-of-two
+                sizes as fbfft)
+        product flops = 8 * N * C * K * bins          (a complex multiply-add is 8 real FLOPs)
+        transform bytes = 8 * bins * 2 * (N*C + C*K + N*K)      (complex fp32 spectra of the
+                          input, filter and output, each written by its transform and read once)
+                        + 4 * (N*H*W*C + R*S*C*K + N*P*Q*K)      (the fp32 tensors themselves)
+        time = product flops / (peak * eff[dir]) + transform bytes / (bandwidth * eff["memory"])
+The FFT's cost does not grow with R*S nor with P*Q beyond the padded plane, so it pays off for
+large kernels and many channels (AlexNet's 5x5 on 27x27: 8x fewer FLOPs) and not for 1x1 nor
+strided convolutions, which stay GEMMs at eff[dir] <= 1. Rows without the shape columns (older
+CSVs) are priced as implicit GEMMs.
 """
 import csv
 import json
 
-CLASSES = ("conv_fwd", "conv_bwd_data", "conv_bwd_filter", "conv1x1", "matmul", "memory")
+CLASSES = ("conv_fwd", "conv_bwd_data", "conv_bwd_filter", "matmul", "memory")
+CONV_CLASSES = CLASSES[:3]
 
 # Efficiencies not calibrated (priors): a Maxwell SGEMM reaches about 75-80% of peak (cuBLAS,
-# Paleo's PPP_comp 0.62 for whole layers); streaming kernels about 75% of the bandwidth.
-PRIOR_EFFICIENCIES = {"conv_fwd": 1.0, "conv_bwd_data": 1.0, "conv_bwd_filter": 1.0,
-                      "conv1x1": 0.75, "matmul": 0.75, "memory": 0.75}
+# Paleo's PPP_comp 0.62 for whole layers); streaming kernels about 75% of the bandwidth. The
+# convolution ones are starting points that calibrate() replaces.
+PRIOR_EFFICIENCIES = {"conv_fwd": 0.75, "conv_bwd_data": 0.75, "conv_bwd_filter": 0.75,
+                      "matmul": 0.75, "memory": 0.75}
 
 
 class CostModelError(Exception):
@@ -58,7 +84,8 @@ def load_work(path):
             if r.get("needed", "1") == "0" or (flops == 0 and nbytes == 0):
                 continue
             rows.append({"node": r["node"], "op": r["op"], "flops": flops, "bytes": nbytes,
-                         "kernel": r.get("kernel", "")})
+                         "kernel": r.get("kernel", ""), "stride": r.get("stride", ""),
+                         "x_shape": r.get("x_shape", ""), "y_shape": r.get("y_shape", "")})
     if not rows:
         raise CostModelError(f"{path}: no node with work (is it a flowbench-osdi-opwork CSV?)")
     return rows
@@ -67,8 +94,6 @@ def load_work(path):
 def op_class(row):
     op = row["op"]
     if op.startswith("Conv2D"):
-        if row["kernel"] == "1x1":
-            return "conv1x1"
         return {"Conv2D": "conv_fwd", "Conv2DBackpropInput": "conv_bwd_data",
                 "Conv2DBackpropFilter": "conv_bwd_filter"}.get(op, "memory")
     if op in ("MatMul", "BatchMatMul"):
@@ -76,19 +101,76 @@ def op_class(row):
     return "memory"
 
 
-def node_ns(row, device, eff):
+def pow2ceil(n):
+    return 1 << max(0, int(n) - 1).bit_length()
+
+
+def shape_dims(text):
+    """[4 ints] of an "AxBxCxD" shape column, None when empty or malformed."""
+    try:
+        dims = [int(v) for v in text.split("x")]
+    except ValueError:
+        return None
+    return dims if len(dims) == 4 and min(dims) > 0 else None
+
+
+def fft_work(row):
+    """(product FLOPs, transform bytes) of the row's convolution through the FFT, or None when
+    cuDNN cannot use the FFT for it (stride > 1, a 1x1 filter) or the shapes are missing."""
+    x, y = shape_dims(row.get("x_shape", "")), shape_dims(row.get("y_shape", ""))
+    try:
+        r, s = (int(v) for v in row.get("kernel", "").split("x"))
+    except ValueError:
+        return None
+    if x is None or y is None or row.get("stride") != "1" or r * s <= 1:
+        return None
+    (n, h, w, c), (_, p, q, k) = x, y
+    bins = pow2ceil(p + r - 1) * (pow2ceil(q + s - 1) // 2 + 1)
+    flops = 8.0 * n * c * k * bins
+    nbytes = 8.0 * bins * 2 * (n * c + c * k + n * k) + 4.0 * (n * h * w * c + r * s * c * k +
+                                                               n * p * q * k)
+    return flops, nbytes
+
+
+def conv_ns(row, device, eff, fft_classes=CONV_CLASSES):
+    """(ns without launch, "fft" or "gemm") of a convolution: the faster algorithm; the FFT only
+    for the directions in fft_classes (a what-if: experiments/osdi2016/table1/mechanisms.py)."""
     cls = op_class(row)
+    peak = device["peak_flops_per_s"] * eff[cls]
+    bandwidth = device["memory_bandwidth_bytes_per_s"] * eff["memory"]
+    gemm = 1e9 * max(row["flops"] / peak, row["bytes"] / bandwidth)
+    fft = fft_work(row) if cls in fft_classes else None
+    if fft is not None:
+        fft_ns = 1e9 * (fft[0] / peak + fft[1] / bandwidth)
+        if fft_ns < gemm:
+            return fft_ns, "fft"
+    return gemm, "gemm"
+
+
+def node_ns(row, device, eff, fft_classes=CONV_CLASSES):
+    cls = op_class(row)
+    if cls in CONV_CLASSES:
+        return device["launch_overhead_ns"] + conv_ns(row, device, eff, fft_classes)[0]
     compute = row["flops"] / (device["peak_flops_per_s"] * (eff[cls] if cls != "memory" else 1))
     memory = row["bytes"] / (device["memory_bandwidth_bytes_per_s"] * eff["memory"])
     return device["launch_overhead_ns"] + 1e9 * max(compute, memory)
 
 
-def predict(rows, device, eff):
+def algorithm_counts(rows, device, eff, fft_classes=CONV_CLASSES):
+    """{"fft": n, "gemm": n}: how many of the pass's convolutions take each algorithm."""
+    counts = {"fft": 0, "gemm": 0}
+    for r in rows:
+        if op_class(r) in CONV_CLASSES:
+            counts[conv_ns(r, device, eff, fft_classes)[1]] += 1
+    return counts
+
+
+def predict(rows, device, eff, fft_classes=CONV_CLASSES):
     """(total ms, {class: ms}) of one pass."""
     by_class = {c: 0.0 for c in CLASSES}
     by_class["launch"] = 0.0
     for r in rows:
-        ns = node_ns(r, device, eff)
+        ns = node_ns(r, device, eff, fft_classes)
         by_class[op_class(r)] += (ns - device["launch_overhead_ns"]) / 1e6
         by_class["launch"] += device["launch_overhead_ns"] / 1e6
     return sum(by_class.values()), by_class
@@ -109,18 +191,20 @@ def solve(f, target, lo=0.01, hi=100.0):
     return (lo * hi) ** 0.5
 
 
-def calibrate(fwd_rows, fb_rows, device, fwd_ms, bwd_ms, prior=PRIOR_EFFICIENCIES):
+def calibrate(fwd_rows, fb_rows, device, fwd_ms, bwd_ms, prior=PRIOR_EFFICIENCIES,
+              fft_classes=CONV_CLASSES):
     """Efficiencies with conv_fwd set so the forward pass takes fwd_ms, then conv_bwd_data =
     conv_bwd_filter set so the forward+backward pass takes fwd_ms + bwd_ms; the other classes
     keep their priors."""
     eff = dict(prior)
 
     def fwd(x):
-        return predict(fwd_rows, device, dict(eff, conv_fwd=x))[0]
+        return predict(fwd_rows, device, dict(eff, conv_fwd=x), fft_classes)[0]
     eff["conv_fwd"] = solve(fwd, fwd_ms)
 
     def fb(x):
-        return predict(fb_rows, device, dict(eff, conv_bwd_data=x, conv_bwd_filter=x))[0]
+        return predict(fb_rows, device, dict(eff, conv_bwd_data=x, conv_bwd_filter=x),
+                       fft_classes)[0]
     x = solve(fb, fwd_ms + bwd_ms)
     eff["conv_bwd_data"] = eff["conv_bwd_filter"] = x
     return eff

@@ -8,8 +8,9 @@
 // Modes (as convnet-benchmarks timed TensorFlow, experiments/training/benchmark.h):
 //   forward           the nodes the logits depend on
 //   forward-backward  the nodes the loss and every gradient depend on (no weight update)
-// Output columns: node, op, flops, bytes_accessed (read + written), output_bytes, needed; one row
-// per node of the pass (Variables, Placeholders and Consts included, with their work, usually 0).
+// Output columns: node, op, flops, bytes_accessed (read + written), output_bytes, needed, kernel,
+// stride, x_shape, y_shape (see ShapesOf); one row per node of the pass (Variables, Placeholders
+// and Consts included, with their work, usually 0).
 // needed = 1 when a root depends on the node through data edges; 0 for nodes only kept by control
 // edges (e.g. the gradient with respect to the input images, which tf.gradients(loss, params)
 // never computes: the pass time should leave them out).
@@ -99,6 +100,45 @@ std::string KernelSize(const Node& n, const GraphShapes& shapes) {
   return std::to_string(filter->dim_size(0)) + "x" + std::to_string(filter->dim_size(1));
 }
 
+std::string ShapeText(const PartialShape& s) {
+  if (!s) return "";
+  std::string out;
+  for (int i = 0; i < s->rank(); ++i) {
+    if (s->dim_size(i) < 0) return "";
+    out += (i > 0 ? "x" : "") + std::to_string(s->dim_size(i));
+  }
+  return out;
+}
+
+// Shape columns of a convolution ("" for other ops and unknown shapes), what the GPU cost model
+// needs to price cuDNN's algorithms (FFT or implicit GEMM):
+//   stride   the convolution's row stride
+//   x_shape  the forward convolution's input  [N,H,W,C] (Conv2D: input 0; Conv2DBackpropInput:
+//            its output dX; Conv2DBackpropFilter: input 0)
+//   y_shape  the forward convolution's output [N,P,Q,K] (Conv2D: its output; the gradients: dY,
+//            input 2)
+struct ShapeColumns {
+  std::string stride, x_shape, y_shape;
+};
+
+ShapeColumns ShapesOf(const Node& n, const GraphShapes& shapes) {
+  ShapeColumns c;
+  std::vector<PartialShape> in = shapes.inputs(n);
+  if (n.op().rfind("Conv2D", 0) != 0 || in.size() < 2) return c;
+  std::vector<int64_t> strides;
+  if (GetNodeAttr(n.def().attrs, "strides", &strides).ok() && strides.size() == 4) {
+    c.stride = std::to_string(strides[1]);
+  }
+  if (n.op() == "Conv2D") {
+    c.x_shape = ShapeText(in[0]);
+    c.y_shape = ShapeText(shapes.output(n, 0));
+  } else if (in.size() == 3) {
+    c.x_shape = ShapeText(n.op() == "Conv2DBackpropInput" ? shapes.output(n, 0) : in[0]);
+    c.y_shape = ShapeText(in[2]);
+  }
+  return c;
+}
+
 Status Run(const Args& args) {
   ASSIGN_OR_RETURN(PassGraph pass, BuildPassGraph(args));
   const ModelGraph& mg = pass.graph;
@@ -108,12 +148,14 @@ Status Run(const Args& args) {
   CostModelOptions options;
   options.feed_shapes = mg.feed_shapes;
   ASSIGN_OR_RETURN(CostModel cost, CostModel::Create(*mg.graph, {gpu}, {}, options));
-  std::printf("node,op,flops,bytes_accessed,output_bytes,needed,kernel\n");
+  std::printf("node,op,flops,bytes_accessed,output_bytes,needed,kernel,stride,x_shape,y_shape\n");
   for (Node* n : mg.graph->nodes()) {
     const OpWork& w = cost.Work(*n);
-    std::printf("%s,%s,%.0f,%.0f,%lld,%d,%s\n", n->name().c_str(), n->op().c_str(), w.flops,
-                w.bytes_accessed, static_cast<long long>(cost.TotalOutputBytes(*n)),
-                pass.needed.count(n) > 0 ? 1 : 0, KernelSize(*n, cost.shapes()).c_str());
+    ShapeColumns c = ShapesOf(*n, cost.shapes());
+    std::printf("%s,%s,%.0f,%.0f,%lld,%d,%s,%s,%s,%s\n", n->name().c_str(), n->op().c_str(),
+                w.flops, w.bytes_accessed, static_cast<long long>(cost.TotalOutputBytes(*n)),
+                pass.needed.count(n) > 0 ? 1 : 0, KernelSize(*n, cost.shapes()).c_str(),
+                c.stride.c_str(), c.x_shape.c_str(), c.y_shape.c_str());
   }
   return Status::OK();
 }

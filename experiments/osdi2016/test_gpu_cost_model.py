@@ -17,29 +17,78 @@ def row(op, flops, nbytes, kernel=""):
     return {"node": op, "op": op, "flops": flops, "bytes": nbytes, "kernel": kernel}
 
 
+def conv(op, flops, nbytes, kernel, stride, x_shape, y_shape):
+    return dict(row(op, flops, nbytes, kernel), stride=stride, x_shape=x_shape, y_shape=y_shape)
+
+
 class GpuCostModelTest(unittest.TestCase):
     def test_roofline_by_hand(self):
-        eff = dict(gcm.PRIOR_EFFICIENCIES, conv_fwd=2.0)
-        # Conv 3x3: 4e9 FLOPs at 2 x 1 TFLOP/s = 2 ms (bytes 1e6 at 75 GB/s: 13 us) + 1 us.
-        # Relu: 1.5e8 bytes at 0.75 x 100 GB/s = 2 ms + 1 us. 1x1 conv: GEMM efficiency 0.75.
-        ms, parts = gcm.predict([row("Conv2D", 4e9, 1e6, "3x3"), row("Relu", 1e6, 1.5e8),
-                                 row("Conv2D", 7.5e8, 1e3, "1x1")], DEVICE, eff)
-        self.assertAlmostEqual(parts["conv_fwd"], 2.0)
+        eff = dict(gcm.PRIOR_EFFICIENCIES, conv_fwd=0.5)
+        # Conv 3x3 without shapes (an implicit GEMM): 1e9 FLOPs at 0.5 x 1 TFLOP/s = 2 ms (bytes
+        # 1e6 at 75 GB/s: 13 us) + 1 us. Relu: 1.5e8 bytes at 0.75 x 100 GB/s = 2 ms + 1 us.
+        # 1x1 conv: the same forward GEMM efficiency, 5e8 FLOPs = 1 ms.
+        ms, parts = gcm.predict([row("Conv2D", 1e9, 1e6, "3x3"), row("Relu", 1e6, 1.5e8),
+                                 row("Conv2D", 5e8, 1e3, "1x1")], DEVICE, eff)
+        self.assertAlmostEqual(parts["conv_fwd"], 3.0)
         self.assertAlmostEqual(parts["memory"], 2.0)
-        self.assertAlmostEqual(parts["conv1x1"], 1.0)
         self.assertAlmostEqual(parts["launch"], 0.003)
         self.assertAlmostEqual(ms, 5.003)
+
+    def test_fft_work_by_hand(self):
+        # AlexNet conv2: 5x5 SAME on 27x27, 64 -> 192 channels, batch 128. The padded plane is
+        # pow2ceil(27 + 5 - 1) = 32 square: 32 x (32 / 2 + 1) = 544 bins.
+        r = conv("Conv2D", 57330892800, 96780288, "5x5", "1", "128x27x27x64", "128x27x27x192")
+        flops, nbytes = gcm.fft_work(r)
+        self.assertEqual(flops, 8.0 * 128 * 64 * 192 * 544)
+        self.assertEqual(nbytes, 8.0 * 544 * 2 * (128 * 64 + 64 * 192 + 128 * 192)
+                         + 4.0 * (128 * 27 * 27 * 64 + 25 * 64 * 192 + 128 * 27 * 27 * 192))
+        self.assertEqual(gcm.pow2ceil(31), 32)
+        self.assertEqual(gcm.pow2ceil(32), 32)
+        self.assertEqual(gcm.pow2ceil(1), 1)
+
+    def test_fft_chosen_when_faster_by_hand(self):
+        eff = dict(gcm.PRIOR_EFFICIENCIES, conv_fwd=0.5)
+        # 5x5 SAME on 12x12, batch 4, 64 -> 64 channels: bins 16 x 9 = 144.
+        # GEMM: 2*4*144*64*25*64 = 117964800 FLOPs at 0.5 TFLOP/s = 235.9296 us.
+        # FFT: 8*4*64*64*144 = 18874368 FLOPs = 37.748736 us; transforms
+        # 8*144*2*(256 + 4096 + 256) + 4*(36864 + 102400 + 36864) = 11321344 bytes at 75 GB/s =
+        # 150.951253 us; 188.699989 us in all: the FFT.
+        r = conv("Conv2D", 117964800, 1e4, "5x5", "1", "4x12x12x64", "4x12x12x64")
+        ns, algo = gcm.conv_ns(r, DEVICE, eff)
+        self.assertEqual(algo, "fft")
+        self.assertAlmostEqual(ns / 1e3, 37.748736 + 11321344 / 75e3, places=6)
+        self.assertAlmostEqual(gcm.node_ns(r, DEVICE, eff), 1000 + ns)
+        # 8 -> 8 channels: GEMM 1843200 FLOPs = 3.6864 us; FFT 294912 FLOPs = 0.589824 us plus
+        # 338176 bytes = 4.509013 us: the GEMM.
+        small = conv("Conv2D", 1843200, 1e4, "5x5", "1", "4x12x12x8", "4x12x12x8")
+        ns, algo = gcm.conv_ns(small, DEVICE, eff)
+        self.assertEqual(algo, "gemm")
+        self.assertAlmostEqual(ns / 1e3, 3.6864)
+
+    def test_no_fft_for_strided_1x1_or_unknown_shapes(self):
+        eff = dict(gcm.PRIOR_EFFICIENCIES, conv_fwd=0.5)
+        big = ("4x12x12x64", "4x12x12x64")
+        for kernel, stride, shapes in (("5x5", "2", big), ("1x1", "1", big), ("5x5", "1", ("", "")),
+                                       ("5x5", "1", ("4x12x12", "4x12x12x64")), ("", "1", big)):
+            r = conv("Conv2D", 117964800, 1e4, kernel, stride, *shapes)
+            self.assertIsNone(gcm.fft_work(r))
+            ns, algo = gcm.conv_ns(r, DEVICE, eff)
+            self.assertEqual(algo, "gemm")
+            self.assertAlmostEqual(ns / 1e3, 235.9296)
+        rows = [conv("Conv2D", 117964800, 1e4, "5x5", "1", *big),
+                conv("Conv2DBackpropFilter", 117964800, 1e4, "5x5", "2", *big), row("Relu", 0, 10)]
+        self.assertEqual(gcm.algorithm_counts(rows, DEVICE, eff), {"fft": 1, "gemm": 1})
 
     def test_calibration_recovers_the_efficiencies(self):
         fwd = [row("Conv2D", 4e9, 1e6, "5x5"), row("MatMul", 1e9, 1e6)]
         fb = fwd + [row("Conv2DBackpropInput", 4e9, 1e6, "5x5"),
                     row("Conv2DBackpropFilter", 4e9, 1e6, "5x5")]
-        truth = dict(gcm.PRIOR_EFFICIENCIES, conv_fwd=1.6, conv_bwd_data=1.2, conv_bwd_filter=1.2)
+        truth = dict(gcm.PRIOR_EFFICIENCIES, conv_fwd=0.9, conv_bwd_data=0.6, conv_bwd_filter=0.6)
         f = gcm.predict(fwd, DEVICE, truth)[0]
         b = gcm.predict(fb, DEVICE, truth)[0] - f
         eff = gcm.calibrate(fwd, fb, DEVICE, f, b)
-        self.assertAlmostEqual(eff["conv_fwd"], 1.6, places=6)
-        self.assertAlmostEqual(eff["conv_bwd_filter"], 1.2, places=6)
+        self.assertAlmostEqual(eff["conv_fwd"], 0.9, places=6)
+        self.assertAlmostEqual(eff["conv_bwd_filter"], 0.6, places=6)
 
     def test_unreachable_target_is_an_error(self):
         with self.assertRaisesRegex(gcm.CostModelError, "target 0.00 ms is outside"):
@@ -64,11 +113,14 @@ class GpuCostModelTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "w.csv")
             with open(path, "w") as f:
-                f.write("node,op,flops,bytes_accessed,output_bytes,needed,kernel\n"
-                        "a,Conv2D,100,10,4,1,3x3\nb,Conv2DBackpropInput,100,10,4,0,3x3\n"
-                        "c,Identity,0,0,4,1,\n")
+                f.write("node,op,flops,bytes_accessed,output_bytes,needed,kernel,stride,x_shape,"
+                        "y_shape\na,Conv2D,100,10,4,1,3x3,1,2x5x5x3,2x5x5x4\n"
+                        "b,Conv2DBackpropInput,100,10,4,0,3x3,1,2x5x5x3,2x5x5x4\n"
+                        "c,Identity,0,0,4,1,,,,\n")
             rows = gcm.load_work(path)
             self.assertEqual([r["node"] for r in rows], ["a"])
+            self.assertEqual((rows[0]["stride"], rows[0]["x_shape"], rows[0]["y_shape"]),
+                             ("1", "2x5x5x3", "2x5x5x4"))
 
 
 if __name__ == "__main__":
