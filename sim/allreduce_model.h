@@ -22,8 +22,8 @@
 // rendezvous: the first eager_limit bytes with the match header, then, once the receiver has
 // matched them and its acknowledgement is back (ob1's ACK, or the PUT request of its RDMA
 // pipeline), the rest. A large message thus costs one more round trip between the pair than
-// one transfer of its bytes: alpha_rt + n/B instead of alpha + n/B, during which the sender's
-// link idles. On 1 ms emulated links (4.1 ms round trip) that is 16 ms of a binomial allreduce
+// one transfer of its bytes: 3 alpha + n/B instead of alpha + n/B (alpha the one-way route
+// latency), during which the sender's link idles. On 1 ms emulated links (4.1 ms round trip) that is 16 ms of a binomial allreduce
 // on 4 ranks and 25 ms on 8 (docs/cluster.md, "Allreduce: the rendezvous round trip").
 //
 // Which algorithm Open MPI picks (AllreduceRule):
@@ -58,7 +58,7 @@ struct AllreduceChoice {
   AllreduceAlgorithm forced = AllreduceAlgorithm::kRing;  // when rule == kForced
   bool in_place = true;  // the runtime's MPI_Iallreduce is MPI_IN_PLACE
   // Messages of more bytes go by rendezvous (above); 0: every message in one transfer.
-  // `flowbench sim --mpi-eager-limit`; CheckOptions (sim/workload.h) refuses a value outside
+  // `flowbench sim --mpi-eager-limit`; AssignRoles (sim/workload.h) refuses a value outside
   // [0, kMaxEagerLimitBytes].
   int64_t eager_limit_bytes = kOpenMpiTcpEagerLimit;
 };

@@ -2,7 +2,8 @@
 // algorithms, sim/allreduce_program.h for where it sits in the step): the rounds of this
 // replica's schedule as S4U Comms between the replicas' actors, over the platform's routes (a
 // message above the eager limit as its first part, the receiver's acknowledgement and its rest:
-// MPI's rendezvous, sim/allreduce_model.h), and the reductions as Execs of bytes / memory bandwidth seconds on the replica's device.
+// MPI's rendezvous, sim/allreduce_model.h), and the reductions as Execs of bytes / memory
+// bandwidth seconds on the replica's device.
 #include <string>
 #include <vector>
 
