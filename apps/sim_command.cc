@@ -5,7 +5,8 @@
 //                 [--cost-model analytic|measured:TRACE.h5|measured-mean:TRACE.h5|profile:FILE]
 //                 [--steps S] [--concurrent-steps C]
 //                 [--stragglers P:F] [--seed N] [--batch-size B] [--trace OUT.h5]
-//                 [--metrics-json FILE] [--allreduce-algorithm A] [--check-memory]
+//                 [--metrics-json FILE] [--allreduce-algorithm A] [--mpi-eager-limit B]
+//                 [--check-memory]
 //                 [--loop-iterations N] [--model-mode forward|forward-backward|train]
 //                 [--control-plane on|off] [--message-overhead-ns NS]
 //                 [--serialize-bytes-per-s R] [--message-latency-ns NS]
@@ -34,6 +35,7 @@ struct SimFlags {
   std::string graph, model, platform, placer, schedule = "fifo", mode = "sync";
   std::string compression = "off", cost_model = "analytic", stragglers, trace, metrics_json;
   std::string allreduce_algorithm = "libnbc";
+  int64_t mpi_eager_limit = sim::kOpenMpiTcpEagerLimit;
   std::string control_plane = "off";
   // "": the platform's host properties (sim/message_cost.h)
   std::string message_overhead_ns, serialize_bytes_per_s, message_latency_ns;
@@ -62,6 +64,7 @@ StatusOr<sim::SimRunOptions> Options(const SimFlags& f) {
   w.compression = f.compression == "on";
   if (!f.stragglers.empty()) RETURN_IF_ERROR(sim::ParseStragglers(f.stragglers, &w));
   RETURN_IF_ERROR(sim::ParseAllreduceAlgorithm(f.allreduce_algorithm, &w.allreduce));
+  w.allreduce.eager_limit_bytes = f.mpi_eager_limit;
   o.check_memory = f.check_memory;
   if (f.control_plane != "on" && f.control_plane != "off")
     return InvalidArgument("--control-plane must be on or off, got '", f.control_plane, "'");
@@ -176,6 +179,10 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
   cmd->add_option("--allreduce-algorithm", f.allreduce_algorithm,
                   "libnbc (Open MPI's choice for dist-train's MPI_Iallreduce) | tuned | ring | "
                   "recursive-doubling | binomial")->capture_default_str();
+  cmd->add_option("--mpi-eager-limit", f.mpi_eager_limit,
+                  "Bytes: allreduce messages above go by MPI's rendezvous (first part, the "
+                  "receiver's acknowledgement, the rest: one more round trip); 0: none")
+      ->check(IntRange(0, sim::kMaxEagerLimitBytes))->capture_default_str();
   cmd->add_flag("--check-memory", f.check_memory,
                 "Require a memory capacity (host property memory_bytes) on every device used");
   cmd->add_option("--model-mode", f.model_mode,

@@ -1,5 +1,7 @@
 #include "sim/allreduce_model.h"
 
+#include <algorithm>
+
 namespace fb::sim {
 
 Status ParseAllreduceAlgorithm(const std::string& text, AllreduceChoice* choice) {
@@ -8,13 +10,14 @@ Status ParseAllreduceAlgorithm(const std::string& text, AllreduceChoice* choice)
   } else if (text == "tuned") {
     choice->rule = AllreduceRule::kTuned;
   } else if (text == "ring") {
-    *choice = AllreduceChoice{AllreduceRule::kForced, AllreduceAlgorithm::kRing, choice->in_place};
+    choice->rule = AllreduceRule::kForced;
+    choice->forced = AllreduceAlgorithm::kRing;
   } else if (text == "recursive-doubling") {
-    *choice = AllreduceChoice{AllreduceRule::kForced, AllreduceAlgorithm::kRecursiveDoubling,
-                              choice->in_place};
+    choice->rule = AllreduceRule::kForced;
+    choice->forced = AllreduceAlgorithm::kRecursiveDoubling;
   } else if (text == "binomial") {
-    *choice =
-        AllreduceChoice{AllreduceRule::kForced, AllreduceAlgorithm::kBinomial, choice->in_place};
+    choice->rule = AllreduceRule::kForced;
+    choice->forced = AllreduceAlgorithm::kBinomial;
   } else {
     return InvalidArgument(
         "--allreduce-algorithm must be libnbc, tuned, ring, "
@@ -22,6 +25,16 @@ Status ParseAllreduceAlgorithm(const std::string& text, AllreduceChoice* choice)
         text, "'");
   }
   return Status::OK();
+}
+
+MessagePhases SplitMessage(int64_t bytes, int64_t eager_limit) {
+  MessagePhases m;
+  m.first = std::max<int64_t>(0, bytes);
+  if (eager_limit > 0 && m.first > eager_limit) {
+    m.rest = m.first - eager_limit;
+    m.first = eager_limit;
+  }
+  return m;
 }
 
 const char* AllreduceAlgorithmName(AllreduceAlgorithm a) {

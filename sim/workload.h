@@ -71,7 +71,8 @@ struct RoleAssignment {
 };
 
 // Assigns roles. InvalidArgument when the platform has too few devices, replicas < 1, ps < 0,
-// backup_workers >= replicas, concurrent_steps < 1 or steps < 1.
+// backup_workers >= replicas, concurrent_steps < 1 or steps < 1, and in allreduce mode for
+// parameter servers, concurrent steps or an eager limit outside [0, kMaxEagerLimitBytes].
 StatusOr<RoleAssignment> AssignRoles(const std::vector<SimDevice>& platform,
                                      const WorkloadOptions& options);
 

@@ -77,8 +77,11 @@ const char* kToyModel = R"({"nodes": [
 ]})";
 
 // Median step of an allreduce run of `ranks` replicas with `algorithm`, in a child process.
+// `eager_limit`: MPI's eager limit (0, the default here: every message in one transfer, the
+// algorithm's textbook time; the simulator's own default is Open MPI's 64 KiB).
 double AllreduceStep(const std::string& platform, int ranks, const std::string& algorithm,
-                     double g_seconds = 0, int64_t* transfers = nullptr) {
+                     double g_seconds = 0, int64_t* transfers = nullptr,
+                     int64_t eager_limit = 0) {
   auto r = test::RunSimInChild([&]() -> StatusOr<SimResult> {
     auto g = Graph::FromGraphDef(fb::test::ParseGraph(kToyModel));
     if (!g.ok()) return g.status();
@@ -89,6 +92,7 @@ double AllreduceStep(const std::string& platform, int ranks, const std::string& 
     o.workload.mode = SyncMode::kAllreduce;
     o.workload.steps = 2;
     RETURN_IF_ERROR(ParseAllreduceAlgorithm(algorithm, &o.workload.allreduce));
+    o.workload.allreduce.eager_limit_bytes = eager_limit;
     return sim.Run(**g, TableCosts({{"g", g_seconds}}, {{"w", 4000000}, {"g", 4000000}}), o);
   });
   INFO(r.status().ToString());
@@ -122,6 +126,46 @@ TEST_CASE("Allreduce step on the 4-host star: recursive doubling and binomial by
   // rank 0 (0.042 + 0.004), broadcast back (0.042).
   CHECK(AllreduceStep(star, 2, "libnbc") == Approx(0.088).epsilon(1e-6));
   CHECK(AllreduceStep(star, 2, "binomial") == Approx(0.088).epsilon(1e-6));
+}
+
+TEST_CASE("MPI messages above the eager limit split into a first part and the rest", "[sim][allreduce]") {
+  CHECK(AllreduceChoice{}.eager_limit_bytes == 65536);  // Open MPI 4.1's btl_tcp_eager_limit
+  MessagePhases m = SplitMessage(4000000, 65536);
+  CHECK(m.first == 65536);
+  CHECK(m.rest == 4000000 - 65536);
+  CHECK(m.rendezvous());
+  m = SplitMessage(65536, 65536);  // at the limit: eager, one transfer
+  CHECK(m.first == 65536);
+  CHECK_FALSE(m.rendezvous());
+  m = SplitMessage(65537, 65536);
+  CHECK(m.rest == 1);
+  m = SplitMessage(4000000, 0);  // no rendezvous at all
+  CHECK(m.first == 4000000);
+  CHECK_FALSE(m.rendezvous());
+  m = SplitMessage(-5, 65536);
+  CHECK(m.first == 0);
+  CHECK_FALSE(m.rendezvous());
+}
+
+TEST_CASE("Allreduce step with MPI's rendezvous pays one round trip per large message", "[sim][allreduce]") {
+  // star_4: 2 ms and 100 MB/s per route, reduce at 1 GB/s; n = 4e6 bytes, eager limit e = 65536.
+  // A rendezvous message: its first e bytes (0.002 + e/B), the receiver's acknowledgement
+  // (0.002, no payload), the rest (0.002 + (n - e)/B): n/B + 3 x 0.002, one round trip (4 ms)
+  // more than one transfer.
+  const std::string star = PlatformPath("star_4.xml");
+  const int64_t e = 65536;
+  // binomial on 2 ranks: reduce to rank 0 (0.046 + 0.004 of reduction), broadcast back (0.046).
+  CHECK(AllreduceStep(star, 2, "binomial", 0, nullptr, e) == Approx(0.096).epsilon(1e-6));
+  CHECK(AllreduceStep(star, 2, "libnbc", 0, nullptr, e) == Approx(0.096).epsilon(1e-6));
+  // ring on 4 ranks: 6 rounds of 1e6-byte messages (0.006 + 0.01 each), 3 reductions of 1e6
+  // bytes (0.001 each): 0.099 s instead of the textbook 0.075.
+  int64_t transfers = 0;
+  CHECK(AllreduceStep(star, 4, "ring", 0, &transfers, e) == Approx(0.099).epsilon(1e-6));
+  CHECK(transfers == 2 * 4 * 6);  // a message counts once, however many parts it travels in
+  // messages at or below the eager limit go in one transfer: the textbook times.
+  CHECK(AllreduceStep(star, 2, "binomial", 0, nullptr, 4000000) == Approx(0.088).epsilon(1e-6));
+  CHECK(AllreduceStep(star, 4, "ring", 0, nullptr, 1000000) ==
+        Approx(0.075).epsilon(1e-6));
 }
 
 // Hosts ps (1 GFLOP/s), fast (`fast_speed`) and slow (0.25 GFLOP/s), a private 100 MB/s, 1 ms
@@ -187,7 +231,7 @@ TEST_CASE("Heterogeneous replicas: a synchronous step waits for the slowest devi
   for (double t : sync->step_times_s) CHECK(t == Approx(4.186).epsilon(1e-6));
 }
 
-TEST_CASE("Allreduce mode refuses parameter servers and concurrent steps", "[sim][allreduce]") {
+TEST_CASE("Allreduce mode refuses parameter servers, concurrent steps and a negative eager limit", "[sim][allreduce]") {
   std::vector<SimDevice> four(4);
   WorkloadOptions w;
   w.mode = SyncMode::kAllreduce;
@@ -202,6 +246,12 @@ TEST_CASE("Allreduce mode refuses parameter servers and concurrent steps", "[sim
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.status().message(), Catch::Contains("--concurrent-steps"));
   w.concurrent_steps = 1;
+  w.allreduce.eager_limit_bytes = -1;
+  r = AssignRoles(four, w);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("--mpi-eager-limit"));
+  CHECK_THAT(r.status().message(), Catch::Contains("got -1"));
+  w.allreduce.eager_limit_bytes = 0;
   r = AssignRoles(four, w);
   REQUIRE(r.ok());
   CHECK(r->replica_platform.size() == 2);

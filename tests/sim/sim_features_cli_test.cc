@@ -50,6 +50,11 @@ TEST_CASE("flowbench sim runs allreduce data parallelism on N ranks", "[sim][all
   r = Sim("--model lenet --platform star_4 --mode allreduce --ranks 2 --allreduce-algorithm x", dir);
   CHECK(r.code == 1);
   CHECK_THAT(r.err, Catch::Contains("--allreduce-algorithm must be"));
+  r = Sim("--model lenet --platform star_4 --mode allreduce --ranks 2 --mpi-eager-limit -1", dir);
+  CHECK(r.code != 0);
+  CHECK_THAT(r.err, Catch::Contains("--mpi-eager-limit"));
+  r = Sim("--model lenet --platform star_4 --mode allreduce --ranks 2 --mpi-eager-limit 0", dir);
+  CHECK(r.code == 0);
 }
 
 TEST_CASE("flowbench sim reports out of memory as a failed run naming the device", "[sim][memory][cli]") {
