@@ -4,7 +4,8 @@
 //                 [--mode sync|async|backup:B] [--compression on|off]
 //                 [--cost-model analytic|measured:TRACE.h5|measured-mean:TRACE.h5|profile:FILE]
 //                 [--steps S] [--concurrent-steps C]
-//                 [--stragglers P:F] [--seed N] [--batch-size B] [--trace OUT.h5]
+//                 [--stragglers P:F] [--compute-noise off|exp:M] [--start-spread S]
+//                 [--seed N] [--batch-size B] [--trace OUT.h5]
 //                 [--metrics-json FILE] [--allreduce-algorithm A] [--mpi-eager-limit B]
 //                 [--check-memory]
 //                 [--loop-iterations N] [--model-mode forward|forward-backward|train]
@@ -27,6 +28,7 @@
 #include "sim/sim_metrics.h"
 #include "sim/sim_trace.h"
 #include "sim/simulator.h"
+#include "sim/step_variation.h"
 
 namespace fb::apps {
 namespace {
@@ -34,6 +36,7 @@ namespace {
 struct SimFlags {
   std::string graph, model, platform, placer, schedule = "fifo", mode = "sync";
   std::string compression = "off", cost_model = "analytic", stragglers, trace, metrics_json;
+  std::string compute_noise = "off", start_spread = "0";  // sim/step_variation.h
   std::string allreduce_algorithm = "libnbc";
   int64_t mpi_eager_limit = sim::kOpenMpiTcpEagerLimit;
   std::string control_plane = "off";
@@ -63,6 +66,8 @@ StatusOr<sim::SimRunOptions> Options(const SimFlags& f) {
     return InvalidArgument("--compression must be on or off, got '", f.compression, "'");
   w.compression = f.compression == "on";
   if (!f.stragglers.empty()) RETURN_IF_ERROR(sim::ParseStragglers(f.stragglers, &w));
+  RETURN_IF_ERROR(sim::ParseComputeNoise(f.compute_noise, &w));
+  RETURN_IF_ERROR(sim::ParseStartSpread(f.start_spread, &w));
   RETURN_IF_ERROR(sim::ParseAllreduceAlgorithm(f.allreduce_algorithm, &w.allreduce));
   w.allreduce.eager_limit_bytes = f.mpi_eager_limit;
   o.check_memory = f.check_memory;
@@ -214,7 +219,13 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
   cmd->add_option("--concurrent-steps", f.concurrent_steps, "Steps in flight per replica")
       ->check(PositiveCount(kMaxSimSteps))->capture_default_str();
   cmd->add_option("--stragglers", f.stragglers, "P:F: a replica step is F times slower with probability P");
-  cmd->add_option("--seed", f.seed, "Seed (stragglers)")
+  cmd->add_option("--compute-noise", f.compute_noise,
+                  "off | exp:M: a worker step's compute times 1 + an exponential of mean M "
+                  "(sim/step_variation.h)")->capture_default_str();
+  cmd->add_option("--start-spread", f.start_spread,
+                  "Seconds over which the replicas' first steps are spread: replica r starts "
+                  "r * S / replicas late")->capture_default_str();
+  cmd->add_option("--seed", f.seed, "Seed (stragglers, compute noise)")
       ->check(IntRange(0, INT64_MAX))->capture_default_str();
   cmd->add_option("--trace", f.trace, "Write an HDF5 trace (docs/trace-format.md)");
   cmd->add_option("--metrics-json", f.metrics_json, "Write predicted metrics as JSON");

@@ -7,6 +7,7 @@
 #include <queue>
 
 #include "sim/replay_state.h"
+#include "sim/step_variation.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -38,16 +39,9 @@ const std::vector<sg4::Link*>& ReplayState::Route(sg4::Host* a, sg4::Host* b) {
   return it->second;
 }
 
-double ReplayState::Slowdown(int32_t replica, int64_t step) const {
-  const WorkloadOptions& w = options.workload;
-  if (replica < 0 || w.straggler_probability <= 0) return 1;
-  uint64_t x = w.seed ^ (0x9E3779B97F4A7C15ull * (static_cast<uint64_t>(replica) + 1)) ^
-               (0xBF58476D1CE4E5B9ull * (static_cast<uint64_t>(step) + 1));
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;  // splitmix64 finaliser
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  const double u = static_cast<double>(x >> 11) * 0x1.0p-53;
-  return u < w.straggler_probability ? w.straggler_slowdown : 1;
+double ReplayState::Slowdown(int32_t partition, int32_t replica, int64_t step) const {
+  if (partition_shared[partition] || partition_is_ps[partition]) return 1;  // workers only
+  return ComputeSlowdown(options.workload, replica, step);
 }
 
 bool ReplayState::Allocate(int32_t device, int64_t bytes, const std::string& node, int64_t step) {
@@ -125,6 +119,9 @@ class DeviceActor {
     // a SimGrid transfer starts only once its receive is posted, and the parameters a worker
     // needs travel beside the run request.
     PostGets();
+    // Replica r's first step begins late (--start-spread, sim/step_variation.h).
+    const double offset = shared_ ? 0 : StartOffsetSeconds(st_.options.workload, slot_.replica);
+    if (offset > 0) sg4::this_actor::sleep_for(offset);
     while (st_.error.ok()) {
       StartInstances();
       PostGets();
@@ -171,7 +168,7 @@ class DeviceActor {
       inst.start_s = Now();
       ReceiveRunRequest(&st_, slot_.device);  // the control plane (sim/control_plane.h)
       if (part_.dispatch_s > 0) sg4::this_actor::sleep_for(part_.dispatch_s);  // the run request
-      inst.slowdown = shared_ ? 1 : st_.Slowdown(slot_.replica, inst.step);
+      inst.slowdown = st_.Slowdown(slot_.partition, slot_.replica, inst.step);
       inst.remaining = static_cast<int32_t>(part_.nodes.size());
       inst.pending.resize(part_.nodes.size());
       inst.arrivals.assign(part_.nodes.size(), 0);

@@ -97,9 +97,9 @@ struct ReplayState {
   void FinishGroupStep(int32_t group, int64_t step, double start_s, double end_s);
   // The links between two hosts (cached).
   const std::vector<simgrid::s4u::Link*>& Route(simgrid::s4u::Host* a, simgrid::s4u::Host* b);
-  // Slowdown of replica r's compute in `step` (1 unless it straggles): a deterministic hash of
-  // (seed, replica, step), so results do not depend on actor order.
-  double Slowdown(int32_t replica, int64_t step) const;
+  // Factor on the compute of `partition`'s instance for replica r in `step`: stragglers and
+  // compute noise (sim/step_variation.h) on worker partitions, 1 on parameter servers'.
+  double Slowdown(int32_t partition, int32_t replica, int64_t step) const;
 };
 
 // Body of the actor for `slot` (an index into state->slots).

@@ -21,6 +21,8 @@ nlohmann::json ConfigJson(const SimRunOptions& o) {
           {"compression", w.compression},
           {"straggler_probability", w.straggler_probability},
           {"straggler_slowdown", w.straggler_slowdown},
+          {"compute_noise_mean", w.compute_noise_mean},
+          {"start_spread_s", w.start_spread_s},
           {"seed", w.seed},
           {"schedule", w.schedule},
           {"placer", w.placer},

@@ -47,6 +47,10 @@ struct WorkloadOptions {
   bool compression = false;     // lossy 32->16 bit transfers (whitepaper 5.5)
   double straggler_probability = 0;  // per (replica, step): slowed down with this probability
   double straggler_slowdown = 1;     // ... by this factor (compute times multiplied)
+  // Compute noise and start offsets (sim/step_variation.h): a worker step's compute times 1 + E,
+  // E exponential with this mean (0: off); replica r starts r * start_spread_s / replicas late.
+  double compute_noise_mean = 0;
+  double start_spread_s = 0;
   uint64_t seed = 0;
   std::string schedule = "fifo";
   std::string placer;          // "" = the engine's default placer

@@ -49,7 +49,8 @@ def write_figure(path, rows, pub, quick):
 
 
 def write_report(path, rows, cfg, info, args):
-    s = cfg["stragglers"]
+    v = cfg["variation"]
+    tail = v["chen_tail"]
     lines = [
         "# OSDI 2016 Inception-v3 (section 6.3, Figure 8b/8c), simulated"
         + (" (--quick)" if args.quick else ""), "",
@@ -68,14 +69,27 @@ def write_report(path, rows, cfg, info, args):
         f"- Network: {info['bw'] / 1e9:.3f} GB/s per host, {info['lat'] * 1e6:.0f} us of latency "
         f"and {info.get('msg_ns', 0) / 1e3:.1f} us of handling per message received, one message "
         f"at a time per host ({info['net_source']}); the paper's network is not published.",
-        f"- Stragglers (assumed): a worker step is {s['factor']}x slower with probability "
-        f"{s['probability']}.",
+        f"- Start spread (assumed): replica r starts its first step r x S / workers late, S = "
+        f"{v['start_spread_steps']} step of a worker alone ({info['spread_gpu']:.3f} s with the "
+        f"GPU cost model's compute, {info['spread_cal']:.3f} s calibrated): asynchronous workers "
+        "drift apart instead of sending and receiving at the same instants (`flowbench sim "
+        "--start-spread`).",
+        f"- Compute noise: each worker step's compute times 1 + E, E exponential of mean "
+        f"M = {info['noise']:.4f} (`--compute-noise exp:M`, seed {v['seed']}): c M = "
+        f"{info['mu']:.3f} s with c the calibrated compute, from Chen et al. 2016 "
+        f"(arXiv:1604.00981: the {tail['workers'] - tail['backups']}th of {tail['workers']} "
+        f"gradients within {tail['threshold_s']} s in {100 * tail['within_fraction']:.0f}% of "
+        f"the steps), its median assumed to be the paper's {tail['median_s']} s; the model "
+        f"predicts all {tail['workers']} within {tail['threshold_s']} s in "
+        f"{100 * info['all_within']:.0f}% of the steps (Chen et al.: "
+        f"{100 * tail['all_within_fraction']:.0f}%). Same M (relative) in both settings.",
         "- The step is the coarse graph of ../coarse_step_graph.py (17 shards, one compute op per "
         "shard), not the full Inception-v3 graph: replaying the full graph on 25+ replicas took "
         "more than 10 minutes per point.", "",
         f"- Worker compute, two settings: **GPU cost model** ({info['t_c'] * 1e3:.0f} ms, above) "
         f"and **calibrated** ({info['t_cal'] * 1e3:.0f} ms: the compute for which 50 workers + 4 "
-        "backups take the paper's 1.93 s median step; that point is then a calibration, the others "
+        "backups take the paper's 1.93 s median step with the compute noise, solved with M in "
+        f"{info['iterations']} iterations; that point is then a calibration, the others "
         "predictions).", "",
         "| compute | experiment | mode | workers | backups | median step (s) | images/s | "
         "normalized speedup | paper | error |", "|---|---|---|---|---|---|---|---|---|---|"]
