@@ -26,6 +26,9 @@
 // Versions: 1 (no run_ns, node_gap_ns, handoff_ns in /executor) is still read: its executor
 // rows have has_step_costs = false and the simulator falls back to the fitted step correction
 // alone (sim/profile_cost_model.h). 2 adds the three fields, and nodes and handoffs to /steps.
+// 4 appends has_transfer_cost, transfer_ns, compress_ns_per_byte and decompress_ns_per_byte to
+// /executor (a version 2-3 file reads with
+// has_transfer_cost = false: no cost per transfer between devices of one process).
 //
 // Strings are fixed-size NUL-padded fields of the compound records (h5py/pandas read them as
 // bytes), so the reader never follows variable-length heap ids of an untrusted file.
@@ -37,11 +40,12 @@
 
 namespace fb::sim {
 
+// Version 4: version 3 and the executor's cost per transfer between devices of one process.
 // Version 3: the device_type, device and mode attributes and the executor's measured overheads.
-// Still read: version 1 (neither) and both layouts that were called version 2 (one added the
-// attributes to version 1's tables, the other the overheads without the attributes; a file with
-// a device_type attribute is the first kind).
-inline constexpr int64_t kProfileSchemaVersion = 3;
+// Still read: version 3, version 1 (neither) and both layouts that were called version 2 (one
+// added the attributes to version 1's tables, the other the overheads without the attributes; a
+// file with a device_type attribute is the first kind).
+inline constexpr int64_t kProfileSchemaVersion = 4;
 inline constexpr int64_t kOldestProfileSchemaVersion = 1;  // still read
 inline constexpr const char* kProfileFormat = "flowbench-profile";
 
@@ -90,6 +94,15 @@ struct ProfileExecutor {
   double run_ns = 0;
   double node_gap_ns = 0;
   double handoff_ns = 0;
+  // Schema 4: whether transfer_ns was measured (false in older profiles), and the time one
+  // tensor transfer between two CPU devices of one process adds to a chain of small kernels,
+  // with `threads` threads per device: its _Send and _Recv nodes, the in-process rendezvous and
+  // the wake-up of the receiving device's thread (sim/executor_cost_probe.h), ns.
+  // And the kernels of lossy 16-bit transfers (whitepaper 5.5, engine/passes/compression.h),
+  // per byte of the float32 tensor: _CompressFloat32 on the sender, _DecompressFloat32 on the
+  // receiver (traced kernel time of a 4 MiB tensor / its bytes), ns per byte.
+  double compress_ns_per_byte = 0;
+  double decompress_ns_per_byte = 0;
 };
 
 struct Profile {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "engine/framework/device_name.h"
+
 namespace fb::sim {
 
 int64_t SimProgram::num_nodes() const {
@@ -29,6 +31,13 @@ std::string TransferKey(const NodeDef& d) {
          AttrString(d, "recv_device");
 }
 
+// Whether two device names are devices of one process (the same job, replica and task); false
+// when either does not parse.
+bool SameProcess(const std::string& a, const std::string& b) {
+  StatusOr<ParsedDeviceName> x = ParseDeviceName(a), y = ParseDeviceName(b);
+  return x.ok() && y.ok() && x->job == y->job && x->replica == y->replica && x->task == y->task;
+}
+
 class Compiler {
  public:
   Compiler(const Graph& g, const DeviceSet& devices, const SimCosts& costs)
@@ -37,6 +46,8 @@ class Compiler {
   StatusOr<SimProgram> Run(const std::map<std::string, GraphDef>& parts) {
     for (const auto& [device, def] : parts) RETURN_IF_ERROR(AddPartition(device, def));
     RETURN_IF_ERROR(PairTransfers());
+    program_.compress_s_per_byte = std::max(0.0, costs_.compress_s_per_byte);
+    program_.decompress_s_per_byte = std::max(0.0, costs_.decompress_s_per_byte);
     return std::move(program_);
   }
 
@@ -82,6 +93,9 @@ class Compiler {
     n.kind = d.op == "_Send" ? SimNodeKind::kSend
              : d.op == "_Recv" ? SimNodeKind::kRecv
                                : SimNodeKind::kCompute;
+    if (n.kind == SimNodeKind::kRecv && costs_.in_process_transfer_s > 0 &&
+        SameProcess(AttrString(d, "send_device"), AttrString(d, "recv_device")))
+      n.compute_s = costs_.in_process_transfer_s;
     const Node* gn = g_.FindNode(d.name);
     if (gn == nullptr || n.kind != SimNodeKind::kCompute) return n;
     n.compute_s = costs_.compute_s(*gn, device);
