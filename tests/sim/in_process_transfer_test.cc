@@ -8,6 +8,7 @@
 #include "engine/client/state_ops.h"
 #include "sim/executor_cost_probe.h"
 #include "sim/profile.h"
+#include "sim/profile_cost_model.h"
 #include "sim/profile_sim_costs.h"
 #include "tests/engine/trace/temp_dir.h"
 #include "tests/sim/sim_test_util.h"

@@ -6,6 +6,7 @@
 
 #include "engine/client/math_ops.h"
 #include "engine/client/state_ops.h"
+#include "engine/placement/device_config.h"
 #include "engine/placement/placer.h"
 
 namespace fb {
@@ -57,10 +58,10 @@ TEST_CASE("Random placement of a node does not depend on the other nodes of the 
 
 TEST_CASE("Random placement spreads nodes over the devices and changes with the seed",
           "[placement][placer][random]") {
-  auto g = Chains(4, 25, false);
-  const auto one = Place(g.get(), 1);
-  const auto again = Place(g.get(), 1);
-  const auto two = Place(g.get(), 2);
+  // A fresh graph per placement: an assigned device is kept as a constraint.
+  const auto one = Place(Chains(4, 25, false).get(), 1);
+  const auto again = Place(Chains(4, 25, false).get(), 1);
+  const auto two = Place(Chains(4, 25, false).get(), 2);
   CHECK(one == again);
   std::set<std::string> used;
   int differ = 0;
