@@ -94,10 +94,12 @@ struct ProfileExecutor {
   double run_ns = 0;
   double node_gap_ns = 0;
   double handoff_ns = 0;
-  // Schema 4: whether transfer_ns was measured (false in older profiles), and the time one
-  // tensor transfer between two CPU devices of one process adds to a chain of small kernels,
+  // Schema 4: whether the next three were measured (false in older profiles); the time one
+  // tensor transfer between two CPU devices of one process adds to a chain of expensive kernels,
   // with `threads` threads per device: its _Send and _Recv nodes, the in-process rendezvous and
-  // the wake-up of the receiving device's thread (sim/executor_cost_probe.h), ns.
+  // the hand-off to the receiving device's thread (sim/executor_cost_probe.h), ns.
+  bool has_transfer_cost = false;
+  double transfer_ns = 0;
   // And the kernels of lossy 16-bit transfers (whitepaper 5.5, engine/passes/compression.h),
   // per byte of the float32 tensor: _CompressFloat32 on the sender, _DecompressFloat32 on the
   // receiver (traced kernel time of a 4 MiB tensor / its bytes), ns per byte.
