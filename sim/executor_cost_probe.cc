@@ -19,6 +19,7 @@ namespace {
 constexpr int kChainNodes = 100;           // Neg kernels of the chain
 constexpr int kDiamonds = 20;              // stages of the hand-off graph
 constexpr int kTransferChain = 20;         // kernels (and transfers) of the transfer chains
+constexpr int64_t kCompressedElements = 1 << 20;  // 4 MiB of float32
 constexpr int64_t kSmallElements = 16;     // inexpensive kernels (well under 2 us)
 constexpr int64_t kLargeElements = 65536;  // expensive kernels (tens of us)
 
@@ -160,11 +161,11 @@ StatusOr<double> HandoffLatencyNs(Session* session, const std::vector<Session::N
 // Two chains of kTransferChain Neg kernels on kLargeElements floats (expensive: each is handed
 // to its device's pool) read x (fed, on CPU:0): "local_i" all on CPU:0, "cross_i" alternately on
 // CPU:1 and CPU:0, so that each of its kTransferChain edges (x's included) crosses devices.
-StatusOr<GraphDef> TransferChains() {
+StatusOr<GraphDef> TransferChains(int64_t elements) {
   Scope root = Scope::NewRootScope();
   const std::string cpu0 = "/device:CPU:0", cpu1 = "/device:CPU:1";
   auto x = ops::Placeholder(root.WithOpName("x").WithDevice(cpu0), DataType::kFloat,
-                            TensorShape({kLargeElements}));
+                            TensorShape({elements}));
   Output local = x, cross = x;
   for (int i = 0; i < kTransferChain; ++i) {
     const std::string s = std::to_string(i);
@@ -189,24 +190,34 @@ StatusOr<double> MedianRunNs(Session* session, const std::vector<Session::NamedT
   return MedianOf(wall);
 }
 
-// The time one transfer between two CPU devices of one process (`threads` threads each) adds to
-// a chain of expensive kernels: (median Run of the cross-device chain - median Run of the local
-// one) / its transfers.
-StatusOr<double> TransferNs(int threads, int runs) {
-  ASSIGN_OR_RETURN(GraphDef def, TransferChains());
+// The time one transfer of `elements` floats between two CPU devices of one process (`threads`
+// threads each) adds to a chain of expensive kernels: (median Run of the cross-device chain -
+// median Run of the local one) / its transfers.
+StatusOr<double> TransferNs(int threads, int64_t elements, int runs) {
+  ASSIGN_OR_RETURN(GraphDef def, TransferChains(elements));
   SessionOptions so;
   so.device_options.num_cpu_devices = 2;
   so.device_options.threads_per_cpu = threads;
   ASSIGN_OR_RETURN(auto session, Session::Create(so));
   RETURN_IF_ERROR(session->Extend(def));
-  const std::vector<Session::NamedTensor> feed = {{"x", Zeros(kLargeElements)}};
+  const std::vector<Session::NamedTensor> feed = {{"x", Zeros(elements)}};
   const std::string last = std::to_string(kTransferChain - 1);
   ASSIGN_OR_RETURN(double local, MedianRunNs(session.get(), feed, "local_" + last, runs));
   ASSIGN_OR_RETURN(double cross, MedianRunNs(session.get(), feed, "cross_" + last, runs));
   return std::max(0.0, (cross - local) / kTransferChain);
 }
 
-constexpr int64_t kCompressedElements = 1 << 20;  // 4 MiB of float32
+// transfer_ns: the cost of kLargeElements floats (kTransferProbeBytes); transfer_ns_per_byte:
+// the slope from there to kCompressedElements floats (4 MiB; that chain runs runs / 10 times).
+Status MeasureTransfer(int threads, int runs, ProfileExecutor* e) {
+  static_assert(4 * kLargeElements == kTransferProbeBytes, "the probe's size is the profile's");
+  ASSIGN_OR_RETURN(double small, TransferNs(threads, kLargeElements, runs));
+  ASSIGN_OR_RETURN(double large, TransferNs(threads, kCompressedElements, std::max(1, runs / 10)));
+  const double small_bytes = 4.0 * kLargeElements, large_bytes = 4.0 * kCompressedElements;
+  e->transfer_ns = small;
+  e->transfer_ns_per_byte = std::max(0.0, (large - small) / (large_bytes - small_bytes));
+  return Status::OK();
+}
 
 // The traced kernel times of _CompressFloat32 and _DecompressFloat32 on kCompressedElements
 // floats, per float32 byte: medians over `runs` traced runs after 10 warm-up runs.
@@ -295,7 +306,7 @@ StatusOr<ProfileExecutor> MeasureExecutorCosts(int threads, int runs) {
       std::max(0.0, (line.outside_ns() - one.outside_ns()) / std::max(1.0, line.nodes - one.nodes));
   e.run_ns = std::max(0.0, step.outside_ns() - step.nodes * e.node_gap_ns);
   ASSIGN_OR_RETURN(e.handoff_ns, HandoffLatencyNs(s, large, runs));
-  ASSIGN_OR_RETURN(e.transfer_ns, TransferNs(threads, runs));
+  RETURN_IF_ERROR(MeasureTransfer(threads, runs, &e));
   ASSIGN_OR_RETURN(auto conversion, CompressionNsPerByte(threads, std::max(1, runs / 10)));
   e.compress_ns_per_byte = conversion.first;
   e.decompress_ns_per_byte = conversion.second;

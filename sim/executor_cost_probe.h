@@ -21,10 +21,15 @@
 //                   them) makes two expensive kernels ready at once; one stays on the thread and
 //                   the other is handed to the pool. Median over the traced stages of (start of
 //                   the Neg that ran on another thread - end of the stage before it).
-//   transfer_ns     (schema 4) per tensor transfer between two CPU devices of one process, each
-//                   with `threads` threads: x (float [65536], fed on CPU:0) read by two chains of
-//                   20 Neg kernels, one on CPU:0 alone, the other alternating CPU:1 and CPU:0 (20
-//                   transfers); (median Run of the second - median Run of the first) / 20. What
+//   transfer_ns, transfer_ns_per_byte   (schema 4) per tensor transfer between two CPU devices
+//                   of one process, each with `threads` threads: x (float [65536], fed on CPU:0)
+//                   read by two chains of 20 Neg kernels, one on CPU:0 alone, the other
+//                   alternating CPU:1 and CPU:0 (20 transfers); (median Run of the second - median
+//                   Run of the first) / 20 is transfer_ns (for tensors up to 256 KiB,
+//                   kTransferProbeBytes); the same with float [1048576] (runs / 10 runs) gives the
+//                   slope beyond, transfer_ns_per_byte (the receiver reads a large tensor from
+//                   memory or the other core's cache: 0.077 ns per byte at load 3, 320 us per
+//                   4 MiB transfer against 7 us per 256 KiB). What
 //                   a transfer to an expensive consumer adds: its _Send and _Recv nodes, the
 //                   in-process rendezvous and the hand-off to the receiving device's thread pool
 //                   (with 16-float kernels, which the receiver runs inline on the sender's

@@ -61,7 +61,7 @@ struct ExecutorRow {  // schema 4: a schema-3 row, then the per-transfer cost
   double run_ns, node_gap_ns, handoff_ns;
   int32_t has_transfer_cost;  // 0 or 1
   int32_t pad;
-  double transfer_ns, compress_ns_per_byte, decompress_ns_per_byte;
+  double transfer_ns, transfer_ns_per_byte, compress_ns_per_byte, decompress_ns_per_byte;
 };
 
 static_assert(offsetof(ExecutorRow, handoff_ns) == offsetof(ExecutorRowV3, handoff_ns),
@@ -151,6 +151,7 @@ h5::Handle ExecutorType() {
   h5::Handle t = ExecutorTypeOf<ExecutorRow>();
   FB_PROFILE_FIELD(t, ExecutorRow, has_transfer_cost, H5T_NATIVE_INT32);
   FB_PROFILE_FIELD(t, ExecutorRow, transfer_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, transfer_ns_per_byte, H5T_NATIVE_DOUBLE);
   FB_PROFILE_FIELD(t, ExecutorRow, compress_ns_per_byte, H5T_NATIVE_DOUBLE);
   FB_PROFILE_FIELD(t, ExecutorRow, decompress_ns_per_byte, H5T_NATIVE_DOUBLE);
   return t;
@@ -208,8 +209,8 @@ Status WriteTables(hid_t root, const Profile& p, const std::string& path) {
     executor[i] = {s.threads,          s.has_step_costs ? 1 : 0, s.per_step_ns,
                    s.per_node_inline_ns, s.per_node_pool_ns,       s.run_ns,
                    s.node_gap_ns,      s.handoff_ns,               s.has_transfer_cost ? 1 : 0,
-                   0,                  s.transfer_ns,              s.compress_ns_per_byte,
-                   s.decompress_ns_per_byte};
+                   0,                  s.transfer_ns,              s.transfer_ns_per_byte,
+                   s.compress_ns_per_byte, s.decompress_ns_per_byte};
   }
   RETURN_IF_ERROR(h5::WriteTable(root, "points", PointType().get(), points, path));
   RETURN_IF_ERROR(h5::WriteTable(root, "steps", StepType().get(), steps, path));
@@ -278,13 +279,13 @@ Status ReadExecutor(hid_t root, const h5::FileBounds& f, bool v1_tables, int64_t
                                                                   ExecutorTypeV1().get(), f));
     for (const ExecutorRowV1& r : v1)
       rows.push_back({r.threads, 0, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns, 0, 0,
-                      0, 0, 0, 0, 0, 0});
+                      0, 0, 0, 0, 0, 0, 0});
   } else if (version < 4) {
     ASSIGN_OR_RETURN(auto v3, h5::ReadCheckedTable<ExecutorRowV3>(root, "executor",
                                                                   ExecutorTypeV3().get(), f));
     for (const ExecutorRowV3& r : v3)
       rows.push_back({r.threads, r.has_step_costs, r.per_step_ns, r.per_node_inline_ns,
-                      r.per_node_pool_ns, r.run_ns, r.node_gap_ns, r.handoff_ns, 0, 0, 0, 0, 0});
+                      r.per_node_pool_ns, r.run_ns, r.node_gap_ns, r.handoff_ns, 0, 0, 0, 0, 0, 0});
   } else {
     ASSIGN_OR_RETURN(rows, h5::ReadCheckedTable<ExecutorRow>(root, "executor",
                                                              ExecutorType().get(), f));
@@ -294,12 +295,13 @@ Status ReadExecutor(hid_t root, const h5::FileBounds& f, bool v1_tables, int64_t
     RETURN_IF_ERROR(CheckValues(f.path, "/executor", i,
                                 {r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns,
                                  r.run_ns, r.node_gap_ns, r.handoff_ns, r.transfer_ns,
-                                 r.compress_ns_per_byte, r.decompress_ns_per_byte},
+                                 r.transfer_ns_per_byte, r.compress_ns_per_byte,
+                                 r.decompress_ns_per_byte},
                                 1, r.threads));
     p->executor.push_back({r.threads, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns,
                            r.has_step_costs != 0, r.run_ns, r.node_gap_ns, r.handoff_ns,
-                           r.has_transfer_cost != 0, r.transfer_ns, r.compress_ns_per_byte,
-                           r.decompress_ns_per_byte});
+                           r.has_transfer_cost != 0, r.transfer_ns, r.transfer_ns_per_byte,
+                           r.compress_ns_per_byte, r.decompress_ns_per_byte});
   }
   return Status::OK();
 }

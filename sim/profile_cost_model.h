@@ -97,6 +97,10 @@ class ProfileCostModel {
   double InProcessTransferNs() const {
     return step_costs_ && executor_.has_transfer_cost ? executor_.transfer_ns : 0;
   }
+  // And per byte of the tensor, ns per byte (0 likewise).
+  double InProcessTransferNsPerByte() const {
+    return step_costs_ && executor_.has_transfer_cost ? executor_.transfer_ns_per_byte : 0;
+  }
   // The same profiles' conversion costs of --compression, ns per float32 byte (0 otherwise).
   double CompressNsPerByte() const {
     return step_costs_ && executor_.has_transfer_cost ? executor_.compress_ns_per_byte : 0;

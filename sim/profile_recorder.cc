@@ -159,7 +159,8 @@ StatusOr<Profile> RecordProfile(const ProfileOptions& o, const ProfileLog& log) 
           "per Run " + std::to_string(e.run_ns / 1e3) + " us, per node " +
           std::to_string(e.node_gap_ns / 1e3) + " us, per hand-off " +
           std::to_string(e.handoff_ns / 1e3) + " us; per transfer between two devices " +
-          std::to_string(e.transfer_ns / 1e3) + " us; compression " +
+          std::to_string(e.transfer_ns / 1e3) + " us + " +
+          std::to_string(e.transfer_ns_per_byte) + " ns per byte; compression " +
           std::to_string(e.compress_ns_per_byte) + " + " +
           std::to_string(e.decompress_ns_per_byte) + " ns per float32 byte");
     for (const std::string& model : o.models)

@@ -36,6 +36,10 @@ struct SimCosts {
   // processes (other job, replica or task in the device names) pay their links and message
   // costs instead. From a profile: ProfileExecutor::transfer_ns (sim/executor_cost_probe.h).
   double in_process_transfer_s = 0;
+  // And per byte of the transferred tensor beyond in_process_transfer_free_bytes (the receiver
+  // reads a large tensor from memory or the other core's cache).
+  double in_process_transfer_s_per_byte = 0;
+  int64_t in_process_transfer_free_bytes = 0;
   // With --compression on, seconds per byte of a compressed float32 tensor that its conversion
   // to 16 bits costs the sender's device (charged to the _Send) and back the receiver's (the
   // _Recv); 0: 1.5 x bytes / the device's memory bandwidth on each side (reading 4 bytes and

@@ -47,7 +47,8 @@ std::string TwoProcessPlatform(const fb::test::TempDir& dir) {
   return path;
 }
 
-StatusOr<SimResult> RunChain(const std::string& platform, double transfer_s) {
+StatusOr<SimResult> RunChain(const std::string& platform, double transfer_s,
+                             double s_per_byte = 0, int64_t free_bytes = 0) {
   return RunSimInChild([&]() -> StatusOr<SimResult> {
     auto g = Graph::FromGraphDef(fb::test::ParseGraph(ChainGraph()));
     if (!g.ok()) return g.status();
@@ -56,6 +57,8 @@ StatusOr<SimResult> RunChain(const std::string& platform, double transfer_s) {
     SimCosts costs = TableCosts({{"x", 0.25}, {"y", 0.25}, {"z", 0.25}, {"w", 0.25}},
                                 {{"x", 1000000}, {"y", 1000000}, {"z", 1000000}});
     costs.in_process_transfer_s = transfer_s;
+    costs.in_process_transfer_s_per_byte = s_per_byte;
+    costs.in_process_transfer_free_bytes = free_bytes;
     return sim.Run(**g, costs, SimRunOptions{});
   });
 }
@@ -76,10 +79,24 @@ TEST_CASE("Each transfer between devices of one process costs the receiver the e
   CHECK(free->step_times_s[0] == Approx(1.0 + 3 * 0.011).epsilon(1e-9));
 }
 
+TEST_CASE("A large in-process transfer costs the receiver per byte beyond the free bytes",
+          "[sim][in_process_transfer]") {
+  // Hand computed: each of the three 1e6-byte transfers costs 2 ms + (1e6 - 2.5e5) B * 4e-9 s/B
+  // = 5 ms on the receiver: 1 + 3 * (0.011 + 0.005) s.
+  auto r = RunChain(PlatformPath("two_hosts.xml"), 0.002, 4e-9, 250000);
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(r->step_times_s[0] == Approx(1.0 + 3 * 0.016).epsilon(1e-9));
+  // Tensors within the free bytes pay the fixed part only.
+  auto small = RunChain(PlatformPath("two_hosts.xml"), 0.002, 4e-9, 1000000);
+  REQUIRE(small.ok());
+  CHECK(small->step_times_s[0] == Approx(1.0 + 3 * 0.013).epsilon(1e-9));
+}
+
 TEST_CASE("Transfers between processes do not pay the in-process transfer cost",
           "[sim][in_process_transfer]") {
   fb::test::TempDir dir;
-  auto r = RunChain(TwoProcessPlatform(dir), 0.002);
+  auto r = RunChain(TwoProcessPlatform(dir), 0.002, 4e-9, 0);
   INFO(r.status().ToString());
   REQUIRE(r.ok());
   CHECK(r->transfers == 3);
@@ -99,6 +116,9 @@ Profile ProfileWithTransferCost() {
   e.handoff_ns = 2000;
   e.has_transfer_cost = true;
   e.transfer_ns = 9500;
+  e.transfer_ns_per_byte = 0.1;
+  e.compress_ns_per_byte = 0.25;
+  e.decompress_ns_per_byte = 0.2;
   p.executor = {e};
   return p;
 }
@@ -118,6 +138,9 @@ TEST_CASE("Profile round trip keeps the transfer cost", "[sim][profile][in_proce
   REQUIRE(r->executor.size() == 2);
   CHECK(r->executor[0].has_transfer_cost);
   CHECK(r->executor[0].transfer_ns == 9500);
+  CHECK(r->executor[0].transfer_ns_per_byte == 0.1);
+  CHECK(r->executor[0].compress_ns_per_byte == 0.25);
+  CHECK(r->executor[0].decompress_ns_per_byte == 0.2);
   CHECK(r->executor[0].handoff_ns == 2000);
   CHECK_FALSE(r->executor[1].has_transfer_cost);
   CHECK(r->executor[1].transfer_ns == 0);
@@ -139,12 +162,19 @@ TEST_CASE("The profile cost model passes the transfer cost to the simulator",
   INFO(h.status().ToString());
   REQUIRE(h.ok());
   CHECK(h->costs.in_process_transfer_s == Approx(9500e-9));
-  CHECK_THAT(h->description, Contains("9.5 us per transfer between devices of one process"));
+  CHECK(h->costs.in_process_transfer_s_per_byte == Approx(0.1e-9));
+  CHECK(h->costs.in_process_transfer_free_bytes == kTransferProbeBytes);
+  CHECK(h->costs.compress_s_per_byte == Approx(0.25e-9));
+  CHECK(h->costs.decompress_s_per_byte == Approx(0.2e-9));
+  CHECK_THAT(h->description, Contains("9.5 us + 0.1 ns per byte beyond 262144 per transfer "
+                                      "between devices of one process"));
   // step-costs=off: the schema-1 model, without any measured executor cost.
   auto off = MakeProfileSimCosts(**g, {{"x", TensorShape({4, 5})}},
                                  "profile:" + path + ",step-costs=off");
   REQUIRE(off.ok());
   CHECK(off->costs.in_process_transfer_s == 0);
+  CHECK(off->costs.in_process_transfer_s_per_byte == 0);
+  CHECK(off->costs.compress_s_per_byte == 0);
 }
 
 TEST_CASE("A schema-3 profile still loads, without a transfer cost",
@@ -177,6 +207,12 @@ TEST_CASE("The transfer cost is measured between two devices", "[sim][profile][i
   CHECK(std::isfinite(e->transfer_ns));
   CHECK(e->transfer_ns >= 0);
   CHECK(e->transfer_ns < 1e7);  // under 10 ms per transfer even on a loaded machine
+  for (double v : {e->transfer_ns_per_byte, e->compress_ns_per_byte, e->decompress_ns_per_byte}) {
+    CHECK(std::isfinite(v));
+    CHECK(v >= 0);
+    CHECK(v < 1e3);  // under 1 us per byte
+  }
+  CHECK(e->compress_ns_per_byte > 0);  // a 4 MiB kernel takes measurable time
 }
 
 }  // namespace
