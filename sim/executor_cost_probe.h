@@ -28,8 +28,8 @@
 //                   Run of the first) / 20 is transfer_ns (for tensors up to 256 KiB,
 //                   kTransferProbeBytes); the same with float [1048576] (runs / 10 runs) gives the
 //                   slope beyond, transfer_ns_per_byte (the receiver reads a large tensor from
-//                   memory or the other core's cache: 0.077 ns per byte at load 3, 320 us per
-//                   4 MiB transfer against 7 us per 256 KiB). What
+//                   memory or the other core's cache: 0.03-0.11 ns per byte at load 3-7, 100-430
+//                   us per 4 MiB transfer against 7 us per 256 KiB). What
 //                   a transfer to an expensive consumer adds: its _Send and _Recv nodes, the
 //                   in-process rendezvous and the hand-off to the receiving device's thread pool
 //                   (with 16-float kernels, which the receiver runs inline on the sender's
