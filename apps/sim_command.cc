@@ -1,5 +1,5 @@
 // `flowbench sim`: replays a graph on a simulated platform (docs/simulator.md).
-//   flowbench sim (--graph G.json | --model NAME) --platform P.xml [--placer NAME]
+//   flowbench sim (--graph G.json | --model NAME) --platform P.xml [--placer NAME [--placer-seed N]]
 //                 [--schedule fifo|critical-path|alap-recv] [--replicas N] [--ps K]
 //                 [--mode sync|async|backup:B] [--compression on|off]
 //                 [--cost-model analytic|measured:TRACE.h5|measured-mean:TRACE.h5|profile:FILE]
@@ -48,6 +48,7 @@ struct SimFlags {
   std::string model_mode;       // "": the profile's mode with profile:FILE, else train
   int replicas = 1, ps = 0, steps = 1, concurrent_steps = 1, batch = 32;
   uint64_t seed = 0;
+  uint64_t placer_seed = 0;
   std::vector<std::string> argv;
 };
 
@@ -61,6 +62,7 @@ StatusOr<sim::SimRunOptions> Options(const SimFlags& f) {
   w.seed = f.seed;
   w.schedule = f.schedule;
   w.placer = f.placer;
+  w.placer_seed = f.placer_seed;
   RETURN_IF_ERROR(sim::ParseSyncMode(f.mode, &w));
   if (f.compression != "on" && f.compression != "off")
     return InvalidArgument("--compression must be on or off, got '", f.compression, "'");
@@ -175,6 +177,9 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
   cmd->add_option("--platform", f.platform, "SimGrid XML platform (file or sim/platforms name)")
       ->required();
   cmd->add_option("--placer", f.placer, "Placer name (default: the engine's default)");
+  cmd->add_option("--placer-seed", f.placer_seed,
+                  "Seed of --placer random (as flowbench train --placer-seed)")
+      ->check(IntRange(0, INT64_MAX))->capture_default_str();
   cmd->add_option("--schedule", f.schedule, "fifo | critical-path | alap-recv")->capture_default_str();
   cmd->add_option("--replicas,--ranks", f.replicas, "Data-parallel replicas (ranks)")
       ->check(PositiveCount(kMaxTasks))->capture_default_str();

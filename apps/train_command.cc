@@ -31,6 +31,7 @@ struct TrainFlags {
   std::string dataset = "fashion-mnist";
   std::string checkpoint_every = "500";
   std::string metrics_json;
+  std::string compression = "off";  // "on": the compression pass after the others
   int blas_threads = 1;
 };
 
@@ -78,6 +79,9 @@ Status WriteMetricsJson(const std::string& path, const TrainFlags& f,
                       {"learning_rate", o.model_options.learning_rate},
                       {"seed", o.model_options.seed},
                       {"devices", o.devices},
+                      {"placer", o.placer},
+                      {"placer_seed", o.placer_seed},
+                      {"passes", o.passes},
                       {"device_names", r.devices},
                       {"test_accuracy", r.test_accuracy},
                       {"ms_per_step_median", r.MedianStepMs()},
@@ -96,6 +100,7 @@ Status RunTrain(TrainFlags& f) {
   if (!f.options.trace_path.empty()) {
     f.options.trace_metadata = RealRunTraceMetadata(f.options.trace_path);
   }
+  if (f.compression == "on") f.options.passes.push_back("compression");
   SetBlasThreads(f.blas_threads);
   KeepFreedMemory();
   ASSIGN_OR_RETURN(Datasets data, LoadDatasets(f.dataset));
@@ -157,6 +162,14 @@ void Setup(CLI::App* app) {
                   "Graph passes after the default ones: cse, constant_folding, materialize_shapes, "
                   "identity_removal, alap_recv, compression")
       ->delimiter(',')->check(GraphPassCheck());
+  cmd->add_option("--placer-seed", o.placer_seed,
+                  "Seed of --placer random (the same node on the same device as flowbench sim "
+                  "--placer-seed)")
+      ->check(IntRange(0, INT64_MAX))->capture_default_str();
+  cmd->add_option("--compression", f->compression,
+                  "on: lossy 16-bit cross-device transfers (--passes compression, whitepaper "
+                  "5.5), as flowbench sim --compression on")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   cmd->add_option("--blas-threads", f->blas_threads,
                   "Threads OpenBLAS uses per call (1: parallelism from the executor only)")
       ->check(PositiveCount(kMaxThreads))->capture_default_str();

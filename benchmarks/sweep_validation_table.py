@@ -10,9 +10,19 @@ import sys
 
 
 def label(settings):
-    """The settings that vary between points of lenet_real.yaml-like sweeps, as text."""
+    """The settings that vary between points of lenet_real.yaml- and lenet_placement.yaml-like
+    sweeps, as text: placer (with its seed for random), devices, passes, compression."""
     s = dict(settings)
-    return ", ".join(f"{s[k]}" for k in ("placer", "real.devices", "passes") if k in s)
+    parts = []
+    if "placer" in s:
+        seed = s.get("placer-seed")
+        parts.append(s["placer"] + (f" seed {seed}" if s["placer"] == "random" and seed else ""))
+    for k in ("real.devices", "passes"):
+        if k in s:
+            parts.append(s[k])
+    if "compression" in s:
+        parts.append(f"compression {s['compression']}")
+    return ", ".join(parts)
 
 
 def main(out):
@@ -50,7 +60,8 @@ def main(out):
     pairs = conc + disc + ties
     print(f"\n{len(rows)} points: median |error| {100 * statistics.median(errs):.1f}%, max "
           f"{100 * errs[-1]:.1f}%; Kendall tau-a {(conc - disc) / pairs:+.2f} ({conc} concordant, "
-          f"{disc} discordant, {ties} tied of {pairs} pairs)")
+          f"{disc} discordant, {ties} tied of {pairs} pairs; ordered alike: "
+          f"{100 * conc / max(1, conc + disc):.0f}% of the untied pairs)")
 
 
 if __name__ == "__main__":

@@ -276,11 +276,18 @@ class DeviceActor {
     double s = n.compute_s;
     if (n.transfer >= 0) {
       const SimTransfer& t = st_.program->transfers[n.transfer];
-      if (Compressed(t)) s += 1.5 * static_cast<double>(t.bytes) / membw_;
+      if (Compressed(t)) s += CompressionS(n.kind, static_cast<double>(t.bytes));
       if (n.kind == SimNodeKind::kRecv && in.arrivals[i] > 1)
         s += static_cast<double>(in.arrivals[i] - 1) * static_cast<double>(t.bytes) / membw_;
     }
     return s * in.slowdown;
+  }
+  // The conversion of a compressed transfer's `bytes` (float32) on the sender (kSend) or the
+  // receiver: the program's measured rate, else 1.5 x bytes / memory bandwidth.
+  double CompressionS(SimNodeKind kind, double bytes) const {
+    const SimProgram& p = *st_.program;
+    const double rate = kind == SimNodeKind::kSend ? p.compress_s_per_byte : p.decompress_s_per_byte;
+    return rate > 0 ? rate * bytes : 1.5 * bytes / membw_;
   }
   bool Compressed(const SimTransfer& t) const {
     return st_.options.workload.compression && t.is_float32 && t.bytes > 0;

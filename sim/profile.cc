@@ -47,12 +47,25 @@ struct ExecutorRowV1 {  // schema 1
   double per_step_ns, per_node_inline_ns, per_node_pool_ns;
 };
 
-struct ExecutorRow {  // schema 2
+struct ExecutorRowV3 {  // schemas 2 and 3
   int32_t threads;
   int32_t has_step_costs;  // 0 or 1
   double per_step_ns, per_node_inline_ns, per_node_pool_ns;
   double run_ns, node_gap_ns, handoff_ns;
 };
+
+struct ExecutorRow {  // schema 4: a schema-3 row, then the per-transfer cost
+  int32_t threads;
+  int32_t has_step_costs;  // 0 or 1
+  double per_step_ns, per_node_inline_ns, per_node_pool_ns;
+  double run_ns, node_gap_ns, handoff_ns;
+  int32_t has_transfer_cost;  // 0 or 1
+  int32_t pad;
+  double transfer_ns, transfer_ns_per_byte, compress_ns_per_byte, decompress_ns_per_byte;
+};
+
+static_assert(offsetof(ExecutorRow, handoff_ns) == offsetof(ExecutorRowV3, handoff_ns),
+              "a schema-3 executor row is a prefix of a schema-4 row");
 
 static_assert(offsetof(StepRow, load_average) == offsetof(StepRowV1, load_average),
               "a schema-1 step row is a prefix of a schema-2 row");
@@ -117,16 +130,30 @@ h5::Handle ExecutorTypeV1() {
   return t;
 }
 
+// The schema-3 fields of an executor row type (ExecutorRowV3 or ExecutorRow).
+template <typename Row>
+h5::Handle ExecutorTypeOf() {
+  h5::Handle t = Compound(sizeof(Row));
+  FB_PROFILE_FIELD(t, Row, threads, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, Row, has_step_costs, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, Row, per_step_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, Row, per_node_inline_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, Row, per_node_pool_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, Row, run_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, Row, node_gap_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, Row, handoff_ns, H5T_NATIVE_DOUBLE);
+  return t;
+}
+
+h5::Handle ExecutorTypeV3() { return ExecutorTypeOf<ExecutorRowV3>(); }
+
 h5::Handle ExecutorType() {
-  h5::Handle t = Compound(sizeof(ExecutorRow));
-  FB_PROFILE_FIELD(t, ExecutorRow, threads, H5T_NATIVE_INT32);
-  FB_PROFILE_FIELD(t, ExecutorRow, has_step_costs, H5T_NATIVE_INT32);
-  FB_PROFILE_FIELD(t, ExecutorRow, per_step_ns, H5T_NATIVE_DOUBLE);
-  FB_PROFILE_FIELD(t, ExecutorRow, per_node_inline_ns, H5T_NATIVE_DOUBLE);
-  FB_PROFILE_FIELD(t, ExecutorRow, per_node_pool_ns, H5T_NATIVE_DOUBLE);
-  FB_PROFILE_FIELD(t, ExecutorRow, run_ns, H5T_NATIVE_DOUBLE);
-  FB_PROFILE_FIELD(t, ExecutorRow, node_gap_ns, H5T_NATIVE_DOUBLE);
-  FB_PROFILE_FIELD(t, ExecutorRow, handoff_ns, H5T_NATIVE_DOUBLE);
+  h5::Handle t = ExecutorTypeOf<ExecutorRow>();
+  FB_PROFILE_FIELD(t, ExecutorRow, has_transfer_cost, H5T_NATIVE_INT32);
+  FB_PROFILE_FIELD(t, ExecutorRow, transfer_ns, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, transfer_ns_per_byte, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, compress_ns_per_byte, H5T_NATIVE_DOUBLE);
+  FB_PROFILE_FIELD(t, ExecutorRow, decompress_ns_per_byte, H5T_NATIVE_DOUBLE);
   return t;
 }
 
@@ -181,7 +208,9 @@ Status WriteTables(hid_t root, const Profile& p, const std::string& path) {
     const ProfileExecutor& s = p.executor[i];
     executor[i] = {s.threads,          s.has_step_costs ? 1 : 0, s.per_step_ns,
                    s.per_node_inline_ns, s.per_node_pool_ns,       s.run_ns,
-                   s.node_gap_ns,      s.handoff_ns};
+                   s.node_gap_ns,      s.handoff_ns,               s.has_transfer_cost ? 1 : 0,
+                   0,                  s.transfer_ns,              s.transfer_ns_per_byte,
+                   s.compress_ns_per_byte, s.decompress_ns_per_byte};
   }
   RETURN_IF_ERROR(h5::WriteTable(root, "points", PointType().get(), points, path));
   RETURN_IF_ERROR(h5::WriteTable(root, "steps", StepType().get(), steps, path));
@@ -240,15 +269,23 @@ Status WriteProfile(const std::string& path, const Profile& p) {
 
 namespace {
 
-// /executor of version 1's layout (three costs, has_step_costs = false) or the current one.
-Status ReadExecutor(hid_t root, const h5::FileBounds& f, bool v1_tables, Profile* p) {
+// /executor of version 1's layout (three costs, has_step_costs = false), of versions 2-3 (no
+// transfer cost: has_transfer_cost = false) or the current one.
+Status ReadExecutor(hid_t root, const h5::FileBounds& f, bool v1_tables, int64_t version,
+                    Profile* p) {
   std::vector<ExecutorRow> rows;
   if (v1_tables) {
     ASSIGN_OR_RETURN(auto v1, h5::ReadCheckedTable<ExecutorRowV1>(root, "executor",
                                                                   ExecutorTypeV1().get(), f));
     for (const ExecutorRowV1& r : v1)
       rows.push_back({r.threads, 0, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns, 0, 0,
-                      0});
+                      0, 0, 0, 0, 0, 0, 0});
+  } else if (version < 4) {
+    ASSIGN_OR_RETURN(auto v3, h5::ReadCheckedTable<ExecutorRowV3>(root, "executor",
+                                                                  ExecutorTypeV3().get(), f));
+    for (const ExecutorRowV3& r : v3)
+      rows.push_back({r.threads, r.has_step_costs, r.per_step_ns, r.per_node_inline_ns,
+                      r.per_node_pool_ns, r.run_ns, r.node_gap_ns, r.handoff_ns, 0, 0, 0, 0, 0, 0});
   } else {
     ASSIGN_OR_RETURN(rows, h5::ReadCheckedTable<ExecutorRow>(root, "executor",
                                                              ExecutorType().get(), f));
@@ -257,15 +294,20 @@ Status ReadExecutor(hid_t root, const h5::FileBounds& f, bool v1_tables, Profile
     const ExecutorRow& r = rows[i];
     RETURN_IF_ERROR(CheckValues(f.path, "/executor", i,
                                 {r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns,
-                                 r.run_ns, r.node_gap_ns, r.handoff_ns},
+                                 r.run_ns, r.node_gap_ns, r.handoff_ns, r.transfer_ns,
+                                 r.transfer_ns_per_byte, r.compress_ns_per_byte,
+                                 r.decompress_ns_per_byte},
                                 1, r.threads));
     p->executor.push_back({r.threads, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns,
-                           r.has_step_costs != 0, r.run_ns, r.node_gap_ns, r.handoff_ns});
+                           r.has_step_costs != 0, r.run_ns, r.node_gap_ns, r.handoff_ns,
+                           r.has_transfer_cost != 0, r.transfer_ns, r.transfer_ns_per_byte,
+                           r.compress_ns_per_byte, r.decompress_ns_per_byte});
   }
   return Status::OK();
 }
 
-Status ReadTables(hid_t root, const h5::FileBounds& f, bool v1_tables, Profile* p) {
+Status ReadTables(hid_t root, const h5::FileBounds& f, bool v1_tables, int64_t version,
+                  Profile* p) {
   const std::string& path = f.path;
   ASSIGN_OR_RETURN(auto points, h5::ReadCheckedTable<PointRow>(root, "points",
                                                                    PointType().get(), f));
@@ -299,7 +341,7 @@ Status ReadTables(hid_t root, const h5::FileBounds& f, bool v1_tables, Profile* 
                         r.mean_step_ns, r.node_sum_ns, r.steps, r.load_average, r.nodes,
                         r.handoffs});
   }
-  return ReadExecutor(root, f, v1_tables, p);
+  return ReadExecutor(root, f, v1_tables, version, p);
 }
 
 }  // namespace
@@ -327,7 +369,7 @@ StatusOr<Profile> ReadProfile(const std::string& path) {
   if (has_target || p.schema_version >= 3) {
     RETURN_IF_ERROR(ReadTarget(root, f, &p));
   }  // otherwise the defaults: a CPU profile of training steps (all it could hold)
-  RETURN_IF_ERROR(ReadTables(root, f, v1_tables, &p));
+  RETURN_IF_ERROR(ReadTables(root, f, v1_tables, p.schema_version, &p));
   return p;
 }
 

@@ -26,6 +26,9 @@
 // Versions: 1 (no run_ns, node_gap_ns, handoff_ns in /executor) is still read: its executor
 // rows have has_step_costs = false and the simulator falls back to the fitted step correction
 // alone (sim/profile_cost_model.h). 2 adds the three fields, and nodes and handoffs to /steps.
+// 4 appends has_transfer_cost, transfer_ns, transfer_ns_per_byte, compress_ns_per_byte and
+// decompress_ns_per_byte to /executor (a version 2-3 file reads with
+// has_transfer_cost = false: no cost per transfer between devices of one process).
 //
 // Strings are fixed-size NUL-padded fields of the compound records (h5py/pandas read them as
 // bytes), so the reader never follows variable-length heap ids of an untrusted file.
@@ -37,11 +40,12 @@
 
 namespace fb::sim {
 
+// Version 4: version 3 and the executor's cost per transfer between devices of one process.
 // Version 3: the device_type, device and mode attributes and the executor's measured overheads.
-// Still read: version 1 (neither) and both layouts that were called version 2 (one added the
-// attributes to version 1's tables, the other the overheads without the attributes; a file with
-// a device_type attribute is the first kind).
-inline constexpr int64_t kProfileSchemaVersion = 3;
+// Still read: version 3, version 1 (neither) and both layouts that were called version 2 (one
+// added the attributes to version 1's tables, the other the overheads without the attributes; a
+// file with a device_type attribute is the first kind).
+inline constexpr int64_t kProfileSchemaVersion = 4;
 inline constexpr int64_t kOldestProfileSchemaVersion = 1;  // still read
 inline constexpr const char* kProfileFormat = "flowbench-profile";
 
@@ -79,6 +83,9 @@ struct ProfileStep {
 // the kernels' traced durations: `run_ns` per Run with a feed and a fetch, `node_gap_ns` per
 // node of a chain of small kernels, `handoff_ns` per expensive node handed to another thread
 // (the wake-up latency).
+// The tensor size of ProfileExecutor::transfer_ns (256 KiB: 65536 floats).
+inline constexpr int64_t kTransferProbeBytes = 262144;
+
 struct ProfileExecutor {
   int32_t threads = 1;
   double per_step_ns = 0;
@@ -90,6 +97,22 @@ struct ProfileExecutor {
   double run_ns = 0;
   double node_gap_ns = 0;
   double handoff_ns = 0;
+  // Schema 4: whether the next three were measured (false in older profiles); the time one
+  // tensor transfer between two CPU devices of one process adds to a chain of expensive kernels,
+  // with `threads` threads per device: its _Send and _Recv nodes, the in-process rendezvous and
+  // the hand-off to the receiving device's thread (sim/executor_cost_probe.h), ns.
+  // The cost grows with the tensor beyond what a core's cache holds (the receiver reads it from
+  // memory or the other core's cache): transfer_ns is the cost of a transfer of up to
+  // kTransferProbeBytes (measured at that size), transfer_ns_per_byte the cost per byte beyond
+  // it (from a second chain of 4 MiB tensors).
+  bool has_transfer_cost = false;
+  double transfer_ns = 0;
+  double transfer_ns_per_byte = 0;
+  // And the kernels of lossy 16-bit transfers (whitepaper 5.5, engine/passes/compression.h),
+  // per byte of the float32 tensor: _CompressFloat32 on the sender, _DecompressFloat32 on the
+  // receiver (traced kernel time of a 4 MiB tensor / its bytes), ns per byte.
+  double compress_ns_per_byte = 0;
+  double decompress_ns_per_byte = 0;
 };
 
 struct Profile {

@@ -90,6 +90,24 @@ class ProfileCostModel {
   // Nanoseconds a node spends outside its kernel: node_gap_ns, plus handoff_ns when it is handed
   // to another thread; or (without measured costs) schema 1's per_node_inline_ns.
   double NodeOverheadNs(bool handed_off) const;
+  // Nanoseconds one tensor transfer between two devices of one process costs (schema-4
+  // profiles: ProfileExecutor::transfer_ns measured with this thread count per device); 0 for
+  // older profiles and use_step_costs = false. The simulator charges it to the receiving device
+  // (SimCosts::in_process_transfer_s).
+  double InProcessTransferNs() const {
+    return step_costs_ && executor_.has_transfer_cost ? executor_.transfer_ns : 0;
+  }
+  // And per byte of the tensor, ns per byte (0 likewise).
+  double InProcessTransferNsPerByte() const {
+    return step_costs_ && executor_.has_transfer_cost ? executor_.transfer_ns_per_byte : 0;
+  }
+  // The same profiles' conversion costs of --compression, ns per float32 byte (0 otherwise).
+  double CompressNsPerByte() const {
+    return step_costs_ && executor_.has_transfer_cost ? executor_.compress_ns_per_byte : 0;
+  }
+  double DecompressNsPerByte() const {
+    return step_costs_ && executor_.has_transfer_cost ? executor_.decompress_ns_per_byte : 0;
+  }
   // Fitted on the configurations of `model` ("" or a model without configurations: all).
   StepCorrection Correction(const std::string& model = "") const;
   // The profiled model (with these threads) with the most node names in `nodes`, among those

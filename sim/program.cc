@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "engine/framework/device_name.h"
+
 namespace fb::sim {
 
 int64_t SimProgram::num_nodes() const {
@@ -29,6 +31,13 @@ std::string TransferKey(const NodeDef& d) {
          AttrString(d, "recv_device");
 }
 
+// Whether two device names are devices of one process (the same job, replica and task); false
+// when either does not parse.
+bool SameProcess(const std::string& a, const std::string& b) {
+  StatusOr<ParsedDeviceName> x = ParseDeviceName(a), y = ParseDeviceName(b);
+  return x.ok() && y.ok() && x->job == y->job && x->replica == y->replica && x->task == y->task;
+}
+
 class Compiler {
  public:
   Compiler(const Graph& g, const DeviceSet& devices, const SimCosts& costs)
@@ -37,6 +46,8 @@ class Compiler {
   StatusOr<SimProgram> Run(const std::map<std::string, GraphDef>& parts) {
     for (const auto& [device, def] : parts) RETURN_IF_ERROR(AddPartition(device, def));
     RETURN_IF_ERROR(PairTransfers());
+    program_.compress_s_per_byte = std::max(0.0, costs_.compress_s_per_byte);
+    program_.decompress_s_per_byte = std::max(0.0, costs_.decompress_s_per_byte);
     return std::move(program_);
   }
 
@@ -82,6 +93,10 @@ class Compiler {
     n.kind = d.op == "_Send" ? SimNodeKind::kSend
              : d.op == "_Recv" ? SimNodeKind::kRecv
                                : SimNodeKind::kCompute;
+    if (n.kind == SimNodeKind::kRecv &&
+        (costs_.in_process_transfer_s > 0 || costs_.in_process_transfer_s_per_byte > 0) &&
+        SameProcess(AttrString(d, "send_device"), AttrString(d, "recv_device")))
+      n.compute_s = costs_.in_process_transfer_s;  // the per-byte part: PairTransfers
     const Node* gn = g_.FindNode(d.name);
     if (gn == nullptr || n.kind != SimNodeKind::kCompute) return n;
     n.compute_s = costs_.compute_s(*gn, device);
@@ -115,6 +130,8 @@ class Compiler {
       ASSIGN_OR_RETURN(auto bytes, TensorBytes(tensor, rn.name));
       t.bytes = bytes.first;
       t.is_float32 = bytes.second;
+      AddPerByteCost(program_.partitions[recv.first].nodes[recv.second], recv.first,
+                     s->second.first, t.bytes);
       const SimNode& sn = program_.partitions[t.src_partition].nodes[t.src_node];
       if (costs_.transfer_s) t.measured_s = costs_.transfer_s(sn.name);
       const int32_t ti = static_cast<int32_t>(program_.transfers.size());
@@ -123,6 +140,18 @@ class Compiler {
       program_.transfers.push_back(t);
     }
     return Status::OK();
+  }
+
+  // A _Recv from a device of its own process: the per-byte part of the in-process transfer cost
+  // (its fixed part was set by MakeNode).
+  void AddPerByteCost(SimNode& recv, int32_t dst_partition, int32_t src_partition, int64_t bytes) {
+    if (costs_.in_process_transfer_s_per_byte <= 0) return;
+    if (!SameProcess(program_.partitions[dst_partition].device,
+                     program_.partitions[src_partition].device))
+      return;
+    const int64_t beyond = bytes - std::max<int64_t>(0, costs_.in_process_transfer_free_bytes);
+    if (beyond > 0)
+      recv.compute_s += costs_.in_process_transfer_s_per_byte * static_cast<double>(beyond);
   }
 
   const Graph& g_;

@@ -29,6 +29,23 @@ struct SimCosts {
   // Seconds from a step's start until the device starts it, and from its end on the device until
   // the step ends (the control plane: run request and done reply), by device name.
   std::function<double(const std::string& device)> dispatch_s, completion_s;
+  // Seconds of the receiving device's time that one tensor transfer between two devices of one
+  // process costs the executor: its _Send and _Recv nodes, the in-process rendezvous and the
+  // wake-up of the receiver's thread, charged as the compute time of the transfer's _Recv (so it
+  // occupies the receiving device, and shared cores stretch it). 0: none. Transfers between
+  // processes (other job, replica or task in the device names) pay their links and message
+  // costs instead. From a profile: ProfileExecutor::transfer_ns (sim/executor_cost_probe.h).
+  double in_process_transfer_s = 0;
+  // And per byte of the transferred tensor beyond in_process_transfer_free_bytes (the receiver
+  // reads a large tensor from memory or the other core's cache).
+  double in_process_transfer_s_per_byte = 0;
+  int64_t in_process_transfer_free_bytes = 0;
+  // With --compression on, seconds per byte of a compressed float32 tensor that its conversion
+  // to 16 bits costs the sender's device (charged to the _Send) and back the receiver's (the
+  // _Recv); 0: 1.5 x bytes / the device's memory bandwidth on each side (reading 4 bytes and
+  // writing 2 per element). From a profile: ProfileExecutor::compress_ns_per_byte and
+  // decompress_ns_per_byte.
+  double compress_s_per_byte = 0, decompress_s_per_byte = 0;
 };
 
 // kCollective: the fused allreduce of a data-parallel step (sim/allreduce_program.h).
@@ -78,12 +95,14 @@ struct SimPartition {
 struct SimProgram {
   std::vector<SimPartition> partitions;
   std::vector<SimTransfer> transfers;
+  double compress_s_per_byte = 0, decompress_s_per_byte = 0;  // SimCosts' (0: by bandwidth)
   int64_t num_nodes() const;
 };
 
 // Compiles the partitions of `g` (Partition() output: device name -> GraphDef) placed on
 // `devices`. Nodes of `g` get their cost from `costs`; nodes that partitioning adds (_Send,
-// _Recv, control-transfer Consts) cost nothing; a transfer carries output_bytes of the tensor it
+// _Recv, control-transfer Consts) cost nothing, but for a _Recv from a device of the same process,
+// which costs costs.in_process_transfer_s; a transfer carries output_bytes of the tensor it
 // names. InvalidArgument naming the node for an input that names no node of its partition, a
 // _Recv without a matching _Send or a device missing from `devices`.
 StatusOr<SimProgram> CompileProgram(const Graph& g, const std::map<std::string, GraphDef>& parts,

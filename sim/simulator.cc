@@ -87,7 +87,8 @@ Status Simulation::Prepare(const Graph& graph, const SimCosts& costs,
   ASSIGN_OR_RETURN(roles_, AssignRoles(devices_, w));
   placed_ = graph.Clone();
   ConstrainForParameterServers(placed_.get(), w.ps);
-  RETURN_IF_ERROR(PlaceGraph(placed_.get(), roles_.placement_devices, w.placer));
+  RETURN_IF_ERROR(
+      PlaceGraph(placed_.get(), roles_.placement_devices, w.placer, PlacerOptions{w.placer_seed}));
   std::map<std::string, GraphDef> parts;
   RETURN_IF_ERROR(Partition(*placed_, &parts));
   ASSIGN_OR_RETURN(program_, CompileProgram(*placed_, parts, roles_.placement_devices, costs));

@@ -54,6 +54,7 @@ struct WorkloadOptions {
   uint64_t seed = 0;
   std::string schedule = "fifo";
   std::string placer;          // "" = the engine's default placer
+  uint64_t placer_seed = 0;    // seed of the "random" placer (engine/placement/placer.h)
   AllreduceChoice allreduce;   // kAllreduce: which algorithm the collective runs
 };
 

@@ -1,7 +1,8 @@
 // Baseline placers for comparison with the cost-model placers: everything on one device,
 // round-robin over devices, and uniformly random devices. All honour constraints, colocation
 // and memory limits (placer.h). Groups are visited in topological order.
-#include <random>
+#include <cstdint>
+#include <string>
 
 #include "engine/framework/device.h"
 #include "engine/placement/host_ops.h"
@@ -59,17 +60,31 @@ class RoundRobinPlacer : public Placer {
   }
 };
 
-// A uniformly random feasible device per group (std::mt19937_64 seeded with options.seed).
+// A uniformly distributed 64-bit value of (seed, name): FNV-1a of the name, mixed with the seed
+// by splitmix64's finaliser (Steele et al., "Fast splittable pseudorandom number generators",
+// OOPSLA 2014). The same on every platform and run.
+uint64_t NameHash(uint64_t seed, const std::string& name) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : name) h = (h ^ ch) * 1099511628211ull;
+  uint64_t z = h + seed * 0x9e3779b97f4a7c15ull + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// A uniformly random feasible device per group, drawn from (options.seed, the name of the
+// group's first node in topological order) alone: a node shared by two graphs (the Session's
+// full client graph, the simulator's pruned step) lands on the same device in both, where a
+// generator advanced node by node would depend on every node placed before it.
 class RandomPlacer : public Placer {
  public:
   StatusOr<Placement> Place(const Graph& g, const CostModel& cost, const PlacementConstraints& c,
                             const PlacerOptions& options) override {
     ASSIGN_OR_RETURN(std::vector<Node*> order, g.TopologicalOrder());
-    std::mt19937_64 rng(options.seed);
-    return PlaceGroupsInOrder(g, cost, c, order, [&](const Node&, const std::vector<int>& cand) {
-      std::uniform_int_distribution<size_t> pick(0, cand.size() - 1);
-      return cand[pick(rng)];
-    });
+    return PlaceGroupsInOrder(g, cost, c, order,
+                              [&](const Node& n, const std::vector<int>& cand) {
+                                return cand[NameHash(options.seed, n.name()) % cand.size()];
+                              });
   }
 };
 

@@ -87,12 +87,13 @@ StatusOr<Placement> ComputePlacement(const Graph& g, const CostModel& cost,
   return result;
 }
 
-Status PlaceGraph(Graph* g, const DeviceSet& devices, const std::string& placer) {
+Status PlaceGraph(Graph* g, const DeviceSet& devices, const std::string& placer,
+                  const PlacerOptions& options) {
   if (devices.empty()) return InvalidArgument("no devices to place on");
   CostModelOptions opts;
   opts.strict_shapes = false;
   ASSIGN_OR_RETURN(CostModel cost, CostModel::Create(*g, devices, {}, opts));
-  ASSIGN_OR_RETURN(Placement p, ComputePlacement(*g, cost, placer));
+  ASSIGN_OR_RETURN(Placement p, ComputePlacement(*g, cost, placer, options));
   for (Node* n : g->nodes()) n->set_assigned_device(devices[static_cast<size_t>(p.of(*n))].name);
   return Status::OK();
 }

@@ -25,7 +25,10 @@ struct Placement {
 };
 
 struct PlacerOptions {
-  uint64_t seed = 0;  // for "random"
+  // For "random": a node's device depends on the seed and the node's name only (not on the
+  // other nodes of the graph), so that the Session's full client graph and the simulator's
+  // pruned step graph place a node they share alike (`--placer-seed` of train and sim).
+  uint64_t seed = 0;
 };
 
 class Placer {
@@ -71,8 +74,9 @@ StatusOr<Placement> ComputePlacement(const Graph& g, const CostModel& cost,
 // Placement entry point used by the Session: computes a placement (shapes refined leniently,
 // unknown dimensions taken as 1) and sets every node's assigned device to the full name.
 // InvalidArgument naming the nodes whose constraints leave no feasible device or conflict;
-// NotFound for an unknown placer.
-Status PlaceGraph(Graph* g, const DeviceSet& devices, const std::string& placer);
+// NotFound for an unknown placer. `options.seed` seeds "random".
+Status PlaceGraph(Graph* g, const DeviceSet& devices, const std::string& placer,
+                  const PlacerOptions& options = {});
 
 // Tracks each device's memory load while a placer assigns groups (see the header comment).
 class DeviceMemory {

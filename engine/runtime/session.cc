@@ -59,14 +59,14 @@ void PinStatefulNodes(const std::map<std::string, std::shared_ptr<PartitionedExe
 // passes added).
 Status PlaceLikeFullGraph(const std::map<std::string, std::shared_ptr<PartitionedExecutors>>& cached,
                           const Graph& client_graph, const DeviceSet& devices,
-                          const std::string& placer, Graph* g) {
+                          const std::string& placer, const PlacerOptions& options, Graph* g) {
   std::unique_ptr<Graph> full = client_graph.Clone();
   PinStatefulNodes(cached, full.get());
-  RETURN_IF_ERROR(PlaceGraph(full.get(), devices, placer));
+  RETURN_IF_ERROR(PlaceGraph(full.get(), devices, placer, options));
   for (Node* n : g->nodes())
     if (Node* f = full->FindNode(n->name()); f && f->op() == n->op())
       n->set_assigned_device(f->assigned_device());
-  return PlaceGraph(g, devices, placer);
+  return PlaceGraph(g, devices, placer, options);
 }
 }  // namespace
 
@@ -127,7 +127,8 @@ StatusOr<std::shared_ptr<PartitionedExecutors>> Session::CreateExecutors(
   std::vector<PassReport> reports;
   const std::vector<std::string> passes = PassesToRun(options_.passes, options_.default_passes);
   RETURN_IF_ERROR(RunGraphPasses(passes, PassPhase::kBeforePlacement, g.get(), pass_ctx, &reports));
-  RETURN_IF_ERROR(PlaceLikeFullGraph(executors_, *graph_, pass_ctx.devices, options_.placer, g.get()));
+  RETURN_IF_ERROR(PlaceLikeFullGraph(executors_, *graph_, pass_ctx.devices, options_.placer,
+                                     PlacerOptions{options_.placer_seed}, g.get()));
   RETURN_IF_ERROR(RunGraphPasses(passes, PassPhase::kAfterPlacement, g.get(), pass_ctx, &reports));
   for (const PassReport& r : reports) {
     const bool requested =

@@ -27,6 +27,7 @@ struct SessionOptions {
   std::shared_ptr<DeviceMgr> device_mgr;
   // Placement algorithm (see engine/placement). "" uses the default placer.
   std::string placer;
+  uint64_t placer_seed = 0;  // seed of the "random" placer (PlacerOptions::seed)
   // Graph optimisation passes applied per signature (see engine/passes), by name.
   std::vector<std::string> passes;
   // Whether the default passes (DefaultGraphPasses, engine/passes/graph_pass.h) run before

@@ -29,6 +29,7 @@ StatusOr<std::unique_ptr<Session>> MakeSession(const Model& model, const TrainOp
   ASSIGN_OR_RETURN(so.device_mgr, CreateDevicesForFlag(o.devices, o.threads));
   *devices = DescribeDevicesForMetrics(*so.device_mgr);
   so.placer = o.placer;
+  so.placer_seed = o.placer_seed;
   so.passes = o.passes;
   so.default_passes = o.default_passes;
   ASSIGN_OR_RETURN(auto session, Session::Create(so));
@@ -65,7 +66,7 @@ nlohmann::json ConfigJson(const TrainOptions& o) {
           {"threads", o.threads},     {"hidden_units", m.hidden_units},
           {"resume", o.resume},       {"devices", o.devices},
           {"placer", o.placer},       {"passes", o.passes},
-          {"default_passes", o.default_passes}};
+          {"default_passes", o.default_passes}, {"placer_seed", o.placer_seed}};
 }
 
 // Writes the trace: the graph, every traced step's node executions, per-step totals and the

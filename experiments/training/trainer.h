@@ -43,6 +43,7 @@ struct TrainOptions {
   // constant_folding, alap_recv, compression).
   std::string devices = "cpu:1";
   std::string placer;
+  uint64_t placer_seed = 0;  // seed of the "random" placer (engine/placement/placer.h)
   std::vector<std::string> passes;
   // The Session's default passes (engine/passes/graph_pass.h DefaultGraphPasses) before
   // `passes`; false: only `passes` (flowbench train --no-default-passes).
