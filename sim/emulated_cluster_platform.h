@@ -15,6 +15,9 @@
 // (scripts/cluster's default --rack-size), each rack's uplink a link like the host cables
 // (latency DELAY: a bridge-to-bridge veth adds no network stack);
 // routes between racks add the source rack's uplink UP and the destination's DOWN.
+// Every link carries mpi_eager_limit = 65536 (Open MPI's btl_tcp_eager_limit, which the ranks
+// use across the emulated hosts): tensor transfers above it pay MPI's rendezvous round trip
+// (sim/mpi_protocol.h).
 #include <string>
 #include <utility>
 #include <vector>
