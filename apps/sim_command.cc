@@ -182,9 +182,9 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
   cmd->add_option("--mpi-eager-limit", f.mpi_eager_limit,
                   "platform | BYTES: MPI messages between hosts above a route's eager limit go by "
                   "MPI's rendezvous (first part, the receiver's acknowledgement, the rest: one "
-                  "more round trip). platform: the links' mpi_eager_limit property (the emulated "
-                  "cluster: 65536, Open MPI's btl_tcp_eager_limit), 65536 for allreduce rounds "
-                  "on links without it; BYTES: on every route (0: none)")
+                  "more round trip). platform: the links' mpi_eager_limit property; without it "
+                  "65536 (Open MPI's btl_tcp_eager_limit) for allreduce rounds and none for "
+                  "tensor transfers; BYTES: on every route (0: none)")
       ->capture_default_str();
   cmd->add_flag("--check-memory", f.check_memory,
                 "Require a memory capacity (host property memory_bytes) on every device used");

@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "sim/core_sharing_platform.h"
-#include "sim/mpi_protocol.h"
 
 namespace fb::sim {
 namespace {
@@ -31,12 +30,9 @@ std::string Num(double x) {
   return s.str();
 }
 
-// The ranks talk over Open MPI's TCP BTL: its eager limit (sim/mpi_protocol.h).
 std::string CableXml(const std::string& id, double bytes_per_s, double latency_s) {
   return "    <link id=\"" + id + "\" bandwidth=\"" + Num(bytes_per_s) + "Bps\" latency=\"" +
-         Num(latency_s) + "s\" sharing_policy=\"SPLITDUPLEX\">\n" +
-         "      <prop id=\"mpi_eager_limit\" value=\"" + std::to_string(kOpenMpiTcpEagerLimit) +
-         "\"/>\n    </link>\n";
+         Num(latency_s) + "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
 }
 
 std::string HostXml(const std::string& id, const DeviceClass& d, const std::string& device,

@@ -33,8 +33,12 @@
 //          rendezvous) of the route's links, the smallest where several have one. A route
 //          without it: kOpenMpiTcpEagerLimit for allreduce rounds (a collective is always MPI)
 //          and no rendezvous for tensor transfers, which on such platforms stand for TensorFlow's
-//          gRPC as well (the osdi2016 experiments). The emulated cluster's links
-//          (sim/emulated_cluster_platform.h) carry 65536, MpiNodeXml's "shm" links 0.
+//          gRPC as well (the osdi2016 experiments). MpiNodeXml's "shm" links carry 0. The
+//          emulated cluster's links (sim/emulated_cluster_platform.h) carry none: its recorded
+//          parameter-server steps do not show the round trip (docs/cluster.md, "Point-to-point
+//          messages: the rendezvous round trip": the messages between two ranks share one TCP
+//          connection in order, so the acknowledgement's round trip overlaps the messages behind
+//          the first part, which the replay's per-message bandwidth sharing does not represent).
 //   `--mpi-eager-limit BYTES`: BYTES on every route between hosts, for both kinds of message,
 //          whatever the links say (0: no rendezvous anywhere).
 // A transfer within one host never uses MPI (no rendezvous).
