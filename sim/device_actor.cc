@@ -425,7 +425,8 @@ class DeviceActor {
       const ActorSlot& dst = st_.slots[st_.Slot(t.dst_partition, replica)];
       sg4::Host* to = (*st_.devices)[dst.device].host;
       auto* m = new SimMessage{transfer, slot_.replica, step, Now(), wire, slot_.device};
-      const MessagePhases phases = SplitMessage(wire, st_.EagerLimit(host_, to, /*collective=*/false));
+      const int64_t eager = st_.EagerLimit(host_, to, /*collective=*/false);
+      const MessagePhases phases = SplitMessage(wire, eager);
       if (phases.rendezvous()) {
         PutByRendezvous(host_, to, dst.mailbox, m, phases);
       } else {

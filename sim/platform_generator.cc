@@ -185,7 +185,8 @@ StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>&
     // Open MPI's vader BTL moves large messages by single-copy CMA reads: no rendezvous round
     // trip before the data (sim/mpi_protocol.h).
     if (link.name == "shm")
-      l = l.substr(0, l.size() - 3) + ">\n      <prop id=\"mpi_eager_limit\" value=\"0\"/>\n    </link>\n";
+      l = l.substr(0, l.size() - 3) +
+          ">\n      <prop id=\"mpi_eager_limit\" value=\"0\"/>\n    </link>\n";
     xml += l;
   }
   for (size_t a = 0; a < hosts.size(); ++a)
