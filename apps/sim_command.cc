@@ -38,7 +38,7 @@ struct SimFlags {
   std::string compression = "off", cost_model = "analytic", stragglers, trace, metrics_json;
   std::string compute_noise = "off", start_spread = "0";  // sim/step_variation.h
   std::string allreduce_algorithm = "libnbc";
-  int64_t mpi_eager_limit = sim::kOpenMpiTcpEagerLimit;
+  std::string mpi_eager_limit = "platform";
   std::string control_plane = "off";
   // "": the platform's host properties (sim/message_cost.h)
   std::string message_overhead_ns, serialize_bytes_per_s, message_latency_ns;
@@ -71,7 +71,7 @@ StatusOr<sim::SimRunOptions> Options(const SimFlags& f) {
   RETURN_IF_ERROR(sim::ParseComputeNoise(f.compute_noise, &w));
   RETURN_IF_ERROR(sim::ParseStartSpread(f.start_spread, &w));
   RETURN_IF_ERROR(sim::ParseAllreduceAlgorithm(f.allreduce_algorithm, &w.allreduce));
-  w.allreduce.eager_limit_bytes = f.mpi_eager_limit;
+  ASSIGN_OR_RETURN(w.mpi_eager_limit_bytes, sim::ParseEagerLimitFlag(f.mpi_eager_limit));
   o.check_memory = f.check_memory;
   if (f.control_plane != "on" && f.control_plane != "off")
     return InvalidArgument("--control-plane must be on or off, got '", f.control_plane, "'");
@@ -190,9 +190,12 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
                   "libnbc (Open MPI's choice for dist-train's MPI_Iallreduce) | tuned | ring | "
                   "recursive-doubling | binomial")->capture_default_str();
   cmd->add_option("--mpi-eager-limit", f.mpi_eager_limit,
-                  "Bytes: allreduce messages above go by MPI's rendezvous (first part, the "
-                  "receiver's acknowledgement, the rest: one more round trip); 0: none")
-      ->check(IntRange(0, sim::kMaxEagerLimitBytes))->capture_default_str();
+                  "platform | BYTES: MPI messages between hosts above a route's eager limit go by "
+                  "MPI's rendezvous (first part, the receiver's acknowledgement, the rest: one "
+                  "more round trip). platform: the links' mpi_eager_limit property; without it "
+                  "65536 (Open MPI's btl_tcp_eager_limit) for allreduce rounds and none for "
+                  "tensor transfers; BYTES: on every route (0: none)")
+      ->capture_default_str();
   cmd->add_flag("--check-memory", f.check_memory,
                 "Require a memory capacity (host property memory_bytes) on every device used");
   cmd->add_option("--model-mode", f.model_mode,

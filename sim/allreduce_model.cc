@@ -27,16 +27,6 @@ Status ParseAllreduceAlgorithm(const std::string& text, AllreduceChoice* choice)
   return Status::OK();
 }
 
-MessagePhases SplitMessage(int64_t bytes, int64_t eager_limit) {
-  MessagePhases m;
-  m.first = std::max<int64_t>(0, bytes);
-  if (eager_limit > 0 && m.first > eager_limit) {
-    m.rest = m.first - eager_limit;
-    m.first = eager_limit;
-  }
-  return m;
-}
-
 const char* AllreduceAlgorithmName(AllreduceAlgorithm a) {
   switch (a) {
     case AllreduceAlgorithm::kRing:

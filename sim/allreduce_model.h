@@ -17,14 +17,11 @@
 //                       n bytes, receivers reduce) and a binomial broadcast from rank 0.
 // gamma is the reduce cost per byte, 1 / memory bandwidth of the device (one pass).
 //
-// Every message of a round goes by MPI's point-to-point protocols (Open MPI ob1 over the TCP
-// BTL): up to the eager limit (btl_tcp_eager_limit, 64 KiB) in one transfer; above it by
-// rendezvous: the first eager_limit bytes with the match header, then, once the receiver has
-// matched them and its acknowledgement is back (ob1's ACK, or the PUT request of its RDMA
-// pipeline), the rest. A large message thus costs one more round trip between the pair than
-// one transfer of its bytes: 3 alpha + n/B instead of alpha + n/B (alpha the one-way route
-// latency), during which the sender's link idles. On 1 ms emulated links (4.1 ms round trip) that is 16 ms of a binomial allreduce
-// on 4 ranks and 25 ms on 8 (docs/cluster.md, "Allreduce: the rendezvous round trip").
+// Every message of a round goes by MPI's point-to-point protocols (sim/mpi_protocol.h: up to the
+// route's eager limit in one transfer, above it by rendezvous: first part, the receiver's
+// acknowledgement, the rest). On 1 ms emulated links (4.1 ms round trip) the rendezvous is 16 ms
+// of a binomial allreduce on 4 ranks and 25 ms on 8 (docs/cluster.md, "Allreduce: the
+// rendezvous round trip").
 //
 // Which algorithm Open MPI picks (AllreduceRule):
 //   kLibnbc  (default; what dist-train's MPI_Iallreduce gets: non-blocking collectives are served
@@ -42,36 +39,18 @@
 #include <vector>
 
 #include "engine/framework/status.h"
+#include "sim/mpi_protocol.h"
 
 namespace fb::sim {
 
 enum class AllreduceAlgorithm { kRing, kRecursiveDoubling, kBinomial };
 enum class AllreduceRule { kLibnbc, kTuned, kForced };
 
-// Open MPI 4.1's btl_tcp_eager_limit (ompi_info --all): the largest message sent in one piece.
-inline constexpr int64_t kOpenMpiTcpEagerLimit = 65536;
-// Largest accepted --mpi-eager-limit (1 TiB).
-inline constexpr int64_t kMaxEagerLimitBytes = int64_t{1} << 40;
-
 struct AllreduceChoice {
   AllreduceRule rule = AllreduceRule::kLibnbc;
   AllreduceAlgorithm forced = AllreduceAlgorithm::kRing;  // when rule == kForced
   bool in_place = true;  // the runtime's MPI_Iallreduce is MPI_IN_PLACE
-  // Messages of more bytes go by rendezvous (above); 0: every message in one transfer.
-  // `flowbench sim --mpi-eager-limit`; AssignRoles (sim/workload.h) refuses a value outside
-  // [0, kMaxEagerLimitBytes].
-  int64_t eager_limit_bytes = kOpenMpiTcpEagerLimit;
 };
-
-// How a message of `bytes` bytes crosses the network under MPI's protocols: `first` bytes
-// (all of them when `bytes` <= `eager_limit`, or `eager_limit` is 0), then, when `rest` > 0,
-// an acknowledgement from the receiver and the remaining `rest` bytes. `bytes` < 0 counts as 0.
-struct MessagePhases {
-  int64_t first = 0;
-  int64_t rest = 0;
-  bool rendezvous() const { return rest > 0; }
-};
-MessagePhases SplitMessage(int64_t bytes, int64_t eager_limit);
 
 // Parses --allreduce-algorithm: "libnbc" (default), "tuned", "ring", "recursive-doubling" or
 // "binomial". InvalidArgument naming the flag and the value otherwise.

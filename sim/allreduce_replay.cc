@@ -27,14 +27,17 @@ int payload = 0;  // the data itself is not simulated, only its size
 // message's first part; for the rendezvous messages, the receivers' acknowledgements; then their
 // rest. Each phase waits for all of its communications, as a round waits for all its messages.
 void RunRound(ReplayState* st, const ActorSlot& slot, int rank, const AllreduceRound& round) {
-  const int64_t eager = st->options.workload.allreduce.eager_limit_bytes;
   const SimDevice& me = (*st->devices)[slot.device];
+  auto eager = [&](int peer) {
+    const ActorSlot& other = st->slots[st->Slot(slot.partition, peer)];
+    return st->EagerLimit(me.host, (*st->devices)[other.device].host, /*collective=*/true);
+  };
   std::vector<int*> received(round.recvs.size(), nullptr), acks(round.sends.size(), nullptr);
   for (int phase = 0; phase < 3; ++phase) {
     std::vector<sg4::CommPtr> comms;
     for (size_t k = 0; k < round.sends.size(); ++k) {
       const auto& [peer, bytes] = round.sends[k];
-      const MessagePhases m = SplitMessage(bytes, eager);
+      const MessagePhases m = SplitMessage(bytes, eager(peer));
       if (phase == 0 || (phase == 2 && m.rendezvous())) {
         const int64_t part = phase == 0 ? m.first : m.rest;
         comms.push_back(PairMailbox(rank, peer)->put_async(&payload, static_cast<uint64_t>(part)));
@@ -44,7 +47,7 @@ void RunRound(ReplayState* st, const ActorSlot& slot, int rank, const AllreduceR
     }
     for (size_t k = 0; k < round.recvs.size(); ++k) {
       const auto& [peer, bytes] = round.recvs[k];
-      const MessagePhases m = SplitMessage(bytes, eager);
+      const MessagePhases m = SplitMessage(bytes, eager(peer));
       if (phase == 0 || (phase == 2 && m.rendezvous())) {
         comms.push_back(PairMailbox(peer, rank)->get_async<int>(&received[k]));
       } else if (phase == 1 && m.rendezvous()) {  // a header's worth: latency, no bandwidth

@@ -39,6 +39,19 @@ const std::vector<sg4::Link*>& ReplayState::Route(sg4::Host* a, sg4::Host* b) {
   return it->second;
 }
 
+int64_t ReplayState::EagerLimit(sg4::Host* a, sg4::Host* b, bool collective) {
+  if (a == b) return 0;  // one process or one host: no MPI message
+  if (options.workload.mpi_eager_limit_bytes != kEagerLimitFromPlatform)
+    return options.workload.mpi_eager_limit_bytes;
+  int64_t limit = collective ? kOpenMpiTcpEagerLimit : 0;
+  bool overridden = false;
+  for (const sg4::Link* l : Route(a, b)) {
+    auto it = link_eager_limit.find(l);
+    if (it != link_eager_limit.end()) limit = CombineEagerLimit(limit, it->second, &overridden);
+  }
+  return limit;
+}
+
 double ReplayState::Slowdown(int32_t partition, int32_t replica, int64_t step) const {
   if (partition_shared[partition] || partition_is_ps[partition]) return 1;  // workers only
   return ComputeSlowdown(options.workload, replica, step);
@@ -94,6 +107,21 @@ struct DeferredSend {
   int32_t node;
   bool operator<(const DeferredSend& o) const { return at_s > o.at_s; }  // min-heap
 };
+
+void DeleteMessage(void* p) { delete static_cast<SimMessage*>(p); }
+
+// MPI's rendezvous of one message from `from` to `to` (sim/mpi_protocol.h), in an actor of its
+// own so that the sender goes on (the runtime's MPI_Isend returns at once): the first part, the
+// receiver's acknowledgement (a header: latency, no bandwidth), then the rest, whose arrival in
+// `mailbox` delivers `m`.
+void PutByRendezvous(sg4::Host* from, sg4::Host* to, sg4::Mailbox* mailbox, SimMessage* m,
+                     MessagePhases phases) {
+  sg4::Actor::create("rendezvous", from, [=] {
+    sg4::Comm::sendto(from, to, static_cast<uint64_t>(phases.first));
+    sg4::Comm::sendto(to, from, 0);
+    mailbox->put_init(m, static_cast<uint64_t>(phases.rest))->detach(DeleteMessage);
+  });
+}
 
 class DeviceActor {
  public:
@@ -393,14 +421,22 @@ class DeviceActor {
     Put(step, t, n.transfer);
   }
 
+  // Sends the message; above the route's eager limit by MPI's rendezvous (sim/mpi_protocol.h),
+  // which runs beside this actor as the runtime's progress thread runs it.
   void Put(int64_t step, const SimTransfer& t, int32_t transfer) {
     const int64_t wire = Compressed(t) ? t.bytes / 2 : t.bytes;
     auto put_to = [&](int32_t replica) {
       const ActorSlot& dst = st_.slots[st_.Slot(t.dst_partition, replica)];
+      sg4::Host* to = (*st_.devices)[dst.device].host;
       auto* m = new SimMessage{transfer, slot_.replica, step, Now(), wire, slot_.device};
-      dst.mailbox->put_init(m, static_cast<uint64_t>(wire))
-          ->detach([](void* p) { delete static_cast<SimMessage*>(p); });
-      for (sg4::Link* l : st_.Route(host_, (*st_.devices)[dst.device].host))
+      const int64_t eager = st_.EagerLimit(host_, to, /*collective=*/false);
+      const MessagePhases phases = SplitMessage(wire, eager);
+      if (phases.rendezvous()) {
+        PutByRendezvous(host_, to, dst.mailbox, m, phases);
+      } else {
+        dst.mailbox->put_init(m, static_cast<uint64_t>(wire))->detach(DeleteMessage);
+      }
+      for (sg4::Link* l : st_.Route(host_, to))
         st_.link_bytes[l] += wire;
       ++st_.result->transfers;
       st_.result->wire_bytes += wire;

@@ -15,6 +15,10 @@
 // (scripts/cluster's default --rack-size), each rack's uplink a link like the host cables
 // (latency DELAY: a bridge-to-bridge veth adds no network stack);
 // routes between racks add the source rack's uplink UP and the destination's DOWN.
+// The links carry no mpi_eager_limit property (sim/mpi_protocol.h): tensor transfers go without
+// MPI's rendezvous round trip by default, which the recorded parameter-server cases do not show
+// (docs/cluster.md, "Point-to-point messages: the rendezvous round trip"); allreduce rounds pay
+// it (65536, Open MPI's btl_tcp_eager_limit).
 #include <string>
 #include <utility>
 #include <vector>

@@ -180,7 +180,15 @@ StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>&
   const std::string share = sharing.cores > 0 ? SharesCoresPropsXml(sharing, "      ") : "";
   for (size_t i = 0; i < hosts.size(); ++i) xml += Host(hosts[i], cpu, devices[i], share);
   if (sharing.cores > 0) xml += SharedMachineHostXml(cpu.flops_per_s, sharing.cores, "    ");
-  for (const std::string& h : hosts) xml += Link(h + "_shm", link);
+  for (const std::string& h : hosts) {
+    std::string l = Link(h + "_shm", link);
+    // Open MPI's vader BTL moves large messages by single-copy CMA reads: no rendezvous round
+    // trip before the data (sim/mpi_protocol.h).
+    if (link.name == "shm")
+      l = l.substr(0, l.size() - 3) +
+          ">\n      <prop id=\"mpi_eager_limit\" value=\"0\"/>\n    </link>\n";
+    xml += l;
+  }
   for (size_t a = 0; a < hosts.size(); ++a)
     for (size_t b = a + 1; b < hosts.size(); ++b)
       xml += Route(hosts[a], hosts[b], {hosts[a] + "_shm", hosts[b] + "_shm"});

@@ -63,11 +63,12 @@ StatusOr<std::string> MultiGpuNodeXml(int gpus, const std::string& interconnect,
 // "ps=1,worker=3"), each with the device class `cpu` and its own link of class `link` to the
 // others (route a -> b: a's link then b's). Link class "shm" is Open MPI's shared-memory
 // transport as flowbench's Send/Recv sees it on this machine: 4 GB/s, 20 us per message
-// (flowbench-mpi-bench, docs/benchmarks.md). InvalidArgument for no task, more than
-// kMaxMpiNodeTasks, a job name that is not a word ([A-Za-z0-9_]+), an unknown link or a bad
-// device class. `sharing.cores` > 0: the ranks share that many cores of one machine
-// (sim/core_sharing.h: a host "machine" with core="cores", every rank's host shares_cores_with
-// it); 0: every rank has a whole CPU (InvalidArgument for a bad `sharing`, CheckSharedCores).
+// (flowbench-mpi-bench, docs/benchmarks.md); its links carry mpi_eager_limit="0" (vader's
+// single-copy reads need no rendezvous round trip, sim/mpi_protocol.h). InvalidArgument for no
+// task, more than kMaxMpiNodeTasks, a job name that is not a word ([A-Za-z0-9_]+), an unknown
+// link or a bad device class. `sharing.cores` > 0: the ranks share that many cores of one machine
+// (sim/core_sharing.h: a host "machine" with core="cores", every rank's host shares_cores_with it);
+// 0: every rank has a whole CPU (InvalidArgument for a bad `sharing`, CheckSharedCores).
 StatusOr<std::string> MpiNodeXml(const std::vector<std::pair<std::string, int>>& jobs,
                                  const DeviceClass& cpu, const std::string& link_class = "shm",
                                  const SharedCores& sharing = {});

@@ -11,6 +11,7 @@
 
 #include "sim/control_plane.h"
 #include "sim/message_cost.h"
+#include "sim/mpi_protocol.h"
 #include "sim/program.h"
 #include "sim/result.h"
 #include "sim/simulator.h"
@@ -61,6 +62,8 @@ struct ReplayState {
   std::map<std::pair<simgrid::s4u::Host*, simgrid::s4u::Host*>,
            std::vector<simgrid::s4u::Link*>> routes;
   std::unordered_map<simgrid::s4u::Link*, int64_t> link_bytes;
+  // Link property mpi_eager_limit of the links that have one (sim/mpi_protocol.h).
+  std::unordered_map<const simgrid::s4u::Link*, int64_t> link_eager_limit;
   SimResult* result = nullptr;
   Status error;
   // Per-message handling on the receiving host (sim/message_cost.h) and the master's run
@@ -97,6 +100,10 @@ struct ReplayState {
   void FinishGroupStep(int32_t group, int64_t step, double start_s, double end_s);
   // The links between two hosts (cached).
   const std::vector<simgrid::s4u::Link*>& Route(simgrid::s4u::Host* a, simgrid::s4u::Host* b);
+  // Bytes above which an MPI message from a to b goes by rendezvous (sim/mpi_protocol.h's rule:
+  // --mpi-eager-limit, else the route's links, else 65536 for a `collective`'s rounds and none for
+  // tensor transfers); 0 (none) when a == b.
+  int64_t EagerLimit(simgrid::s4u::Host* a, simgrid::s4u::Host* b, bool collective);
   // Factor on the compute of `partition`'s instance for replica r in `step`: stragglers and
   // compute noise (sim/step_variation.h) on worker partitions, 1 on parameter servers'.
   double Slowdown(int32_t partition, int32_t replica, int64_t step) const;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <mutex>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "engine/framework/device_name.h"
@@ -59,6 +60,45 @@ Simulation::~Simulation() {
   g_simulation_alive = false;
 }
 
+namespace {
+
+// Property `key` of link `l`. SimGrid keeps a SPLITDUPLEX link's properties on the split-duplex
+// link "X", while routes hold its directions "X_UP" and "X_DOWN": those look it up there.
+const char* LinkProperty(const sg4::Engine& e, const sg4::Link& l, const char* key) {
+  if (const char* v = l.get_property(key)) return v;
+  const std::string& name = l.get_name();
+  for (const std::string suffix : {"_UP", "_DOWN"}) {
+    if (name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    try {
+      const sg4::SplitDuplexLink* sd =
+          e.split_duplex_link_by_name(name.substr(0, name.size() - suffix.size()));
+      return sd != nullptr ? sd->get_property(key) : nullptr;
+    } catch (const std::exception&) {  // no split-duplex link of that name
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+// The links' mpi_eager_limit properties (sim/mpi_protocol.h), by link (both directions of a
+// SPLITDUPLEX link); InvalidArgument naming the link for a bad value.
+StatusOr<std::unordered_map<const sg4::Link*, int64_t>> LinkEagerLimits(const sg4::Engine& e) {
+  std::unordered_map<const sg4::Link*, int64_t> limits;
+  for (const sg4::Link* l : e.get_all_links()) {
+    const char* value = LinkProperty(e, *l, "mpi_eager_limit");
+    std::string name = l->get_name();
+    if (value != nullptr && l->get_property("mpi_eager_limit") == nullptr)
+      name = name.substr(0, name.rfind('_'));  // the split-duplex link's name, as in the file
+    ASSIGN_OR_RETURN(int64_t limit, ParseLinkEagerLimit(name, value));
+    if (limit >= 0) limits[l] = limit;
+  }
+  return limits;
+}
+
+}  // namespace
+
 Status Simulation::LoadPlatform(const std::string& path) {
   if (!platform_path_.empty())
     return FailedPrecondition("a platform is already loaded (", platform_path_, ")");
@@ -73,6 +113,9 @@ Status Simulation::LoadPlatform(const std::string& path) {
   }
   platform_path_ = path;
   RETURN_IF_ERROR(CheckPlatformResources(*engine_, path));
+  if (auto limits = LinkEagerLimits(*engine_); !limits.ok())
+    return Status(limits.status().code(),
+                  "platform file '" + path + "': " + limits.status().message());
   StatusOr<std::vector<SimDevice>> devices = PlatformDevices(*engine_);
   if (!devices.ok())
     return Status(devices.status().code(),
@@ -221,8 +264,10 @@ Status Simulation::SetUpDevices(ReplayState* st) const {
   return SetUpMessages(st, used);
 }
 
-// Per-message handling (sim/message_cost.h) and the control plane (sim/control_plane.h).
+// Per-message handling (sim/message_cost.h), the links' MPI eager limits (sim/mpi_protocol.h)
+// and the control plane (sim/control_plane.h).
 Status Simulation::SetUpMessages(ReplayState* st, const std::vector<int>& used) const {
+  ASSIGN_OR_RETURN(st->link_eager_limit, LinkEagerLimits(*engine_));
   std::vector<MessageCost> cost;
   for (const SimDevice& d : devices_)
     cost.push_back(st->options.message_cost ? *st->options.message_cost : d.message_cost);

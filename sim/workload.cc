@@ -61,6 +61,7 @@ Status CheckOptions(const std::vector<SimDevice>& platform, const WorkloadOption
   if (o.backup_workers >= o.replicas)
     return InvalidArgument("backup:", o.backup_workers, " needs more than ", o.backup_workers,
                            " replicas, got ", o.replicas);
+  RETURN_IF_ERROR(CheckEagerLimitFlag(o.mpi_eager_limit_bytes));
   if (o.mode == SyncMode::kAllreduce) {
     if (o.ps != 0)
       return InvalidArgument("--mode allreduce has no parameter servers: --ps must be 0, got ", o.ps);
@@ -70,9 +71,6 @@ Status CheckOptions(const std::vector<SimDevice>& platform, const WorkloadOption
     if (o.devices_per_replica > 1)
       return InvalidArgument("--mode allreduce needs one device per replica, got ",
                              o.devices_per_replica);
-    if (o.allreduce.eager_limit_bytes < 0 || o.allreduce.eager_limit_bytes > kMaxEagerLimitBytes)
-      return InvalidArgument("--mpi-eager-limit must be 0 to ", kMaxEagerLimitBytes,
-                             " bytes (0: no rendezvous), got ", o.allreduce.eager_limit_bytes);
   }
   if (o.replicas > 1 && o.ps == 0 && o.mode != SyncMode::kAllreduce)
     return InvalidArgument("--replicas ", o.replicas,

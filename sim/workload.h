@@ -56,6 +56,10 @@ struct WorkloadOptions {
   std::string placer;          // "" = the engine's default placer
   uint64_t placer_seed = 0;    // seed of the "random" placer (engine/placement/placer.h)
   AllreduceChoice allreduce;   // kAllreduce: which algorithm the collective runs
+  // `flowbench sim --mpi-eager-limit`: MPI messages between hosts above a route's eager limit go
+  // by rendezvous (sim/mpi_protocol.h). kEagerLimitFromPlatform: the links' mpi_eager_limit
+  // property (allreduce rounds: 65536 without one); B >= 0: B on every route (0: none).
+  int64_t mpi_eager_limit_bytes = kEagerLimitFromPlatform;
 };
 
 // Parses "sync", "async", "allreduce" or "backup:B" into mode and backup_workers.
@@ -76,8 +80,8 @@ struct RoleAssignment {
 };
 
 // Assigns roles. InvalidArgument when the platform has too few devices, replicas < 1, ps < 0,
-// backup_workers >= replicas, concurrent_steps < 1 or steps < 1, and in allreduce mode for
-// parameter servers, concurrent steps or an eager limit outside [0, kMaxEagerLimitBytes].
+// backup_workers >= replicas, concurrent_steps < 1, steps < 1 or an eager limit outside
+// [0, kMaxEagerLimitBytes], and in allreduce mode for parameter servers or concurrent steps.
 StatusOr<RoleAssignment> AssignRoles(const std::vector<SimDevice>& platform,
                                      const WorkloadOptions& options);
 

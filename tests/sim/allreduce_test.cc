@@ -92,7 +92,7 @@ double AllreduceStep(const std::string& platform, int ranks, const std::string& 
     o.workload.mode = SyncMode::kAllreduce;
     o.workload.steps = 2;
     RETURN_IF_ERROR(ParseAllreduceAlgorithm(algorithm, &o.workload.allreduce));
-    o.workload.allreduce.eager_limit_bytes = eager_limit;
+    o.workload.mpi_eager_limit_bytes = eager_limit;
     return sim.Run(**g, TableCosts({{"g", g_seconds}}, {{"w", 4000000}, {"g", 4000000}}), o);
   });
   INFO(r.status().ToString());
@@ -129,16 +129,21 @@ TEST_CASE("Allreduce step on the 4-host star: recursive doubling and binomial by
 }
 
 TEST_CASE("MPI messages above the eager limit split into a first part and the rest", "[sim][allreduce]") {
-  CHECK(AllreduceChoice{}.eager_limit_bytes == 65536);  // Open MPI 4.1's btl_tcp_eager_limit
+  CHECK(kOpenMpiTcpEagerLimit == 65536);  // Open MPI 4.1's btl_tcp_eager_limit
+  CHECK(WorkloadOptions{}.mpi_eager_limit_bytes == kEagerLimitFromPlatform);
+  // The limit counts ob1's 56-byte header: 65,480 bytes of payload at most go eagerly.
   MessagePhases m = SplitMessage(4000000, 65536);
-  CHECK(m.first == 65536);
-  CHECK(m.rest == 4000000 - 65536);
+  CHECK(m.first == 65480);
+  CHECK(m.rest == 4000000 - 65480);
   CHECK(m.rendezvous());
-  m = SplitMessage(65536, 65536);  // at the limit: eager, one transfer
-  CHECK(m.first == 65536);
+  m = SplitMessage(65480, 65536);  // at the limit: eager, one transfer
+  CHECK(m.first == 65480);
   CHECK_FALSE(m.rendezvous());
-  m = SplitMessage(65537, 65536);
-  CHECK(m.rest == 1);
+  m = SplitMessage(65536, 65536);  // a 64 KiB payload: rendezvous
+  CHECK(m.rest == 56);
+  m = SplitMessage(100, 10);  // a limit below the header's size: 1 byte eagerly
+  CHECK(m.first == 1);
+  CHECK(m.rest == 99);
   m = SplitMessage(4000000, 0);  // no rendezvous at all
   CHECK(m.first == 4000000);
   CHECK_FALSE(m.rendezvous());
@@ -163,8 +168,9 @@ TEST_CASE("Allreduce step with MPI's rendezvous pays one round trip per large me
   CHECK(AllreduceStep(star, 4, "ring", 0, &transfers, e) == Approx(0.099).epsilon(1e-6));
   CHECK(transfers == 2 * 4 * 6);  // a message counts once, however many parts it travels in
   // messages at or below the eager limit go in one transfer: the textbook times.
-  CHECK(AllreduceStep(star, 2, "binomial", 0, nullptr, 4000000) == Approx(0.088).epsilon(1e-6));
-  CHECK(AllreduceStep(star, 4, "ring", 0, nullptr, 1000000) ==
+  // (the limit includes ob1's 56-byte header, SplitMessage).
+  CHECK(AllreduceStep(star, 2, "binomial", 0, nullptr, 4000056) == Approx(0.088).epsilon(1e-6));
+  CHECK(AllreduceStep(star, 4, "ring", 0, nullptr, 1000056) ==
         Approx(0.075).epsilon(1e-6));
 }
 
@@ -246,12 +252,12 @@ TEST_CASE("Allreduce mode refuses parameter servers, concurrent steps and a nega
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.status().message(), Catch::Contains("--concurrent-steps"));
   w.concurrent_steps = 1;
-  w.allreduce.eager_limit_bytes = -1;
+  w.mpi_eager_limit_bytes = -2;
   r = AssignRoles(four, w);
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.status().message(), Catch::Contains("--mpi-eager-limit"));
-  CHECK_THAT(r.status().message(), Catch::Contains("got -1"));
-  w.allreduce.eager_limit_bytes = 0;
+  CHECK_THAT(r.status().message(), Catch::Contains("got -2"));
+  w.mpi_eager_limit_bytes = 0;
   r = AssignRoles(four, w);
   REQUIRE(r.ok());
   CHECK(r->replica_platform.size() == 2);

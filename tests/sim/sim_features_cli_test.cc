@@ -55,6 +55,12 @@ TEST_CASE("flowbench sim runs allreduce data parallelism on N ranks", "[sim][all
   CHECK_THAT(r.err, Catch::Contains("--mpi-eager-limit"));
   r = Sim("--model lenet --platform star_4 --mode allreduce --ranks 2 --mpi-eager-limit 0", dir);
   CHECK(r.code == 0);
+  r = Sim("--model lenet --platform star_4 --mode allreduce --ranks 2 --mpi-eager-limit 64k", dir);
+  CHECK(r.code != 0);
+  CHECK_THAT(r.err, Catch::Contains("--mpi-eager-limit") && Catch::Contains("'64k'"));
+  r = Sim("--model lenet --platform star_4 --mode allreduce --ranks 2 --mpi-eager-limit platform",
+          dir);
+  CHECK(r.code == 0);
 }
 
 TEST_CASE("flowbench sim reports out of memory as a failed run naming the device", "[sim][memory][cli]") {
