@@ -136,6 +136,11 @@ void AddStats(const std::string& key, const std::vector<double>& v, nlohmann::js
 
 void Flatten(const std::string& key, const nlohmann::json& j, int depth, nlohmann::json* out);
 
+// A number, or a boolean as 1 or 0 (nlohmann's get<double> throws on a boolean).
+double AsNumber(const nlohmann::json& j) {
+  return j.is_boolean() ? (j.get<bool>() ? 1.0 : 0.0) : j.get<double>();
+}
+
 // An array (or a large object) of values: counts and statistics of its numbers, or of each
 // numeric member of its objects.
 void Summarise(const std::string& key, const nlohmann::json& items, nlohmann::json* out) {
@@ -143,10 +148,10 @@ void Summarise(const std::string& key, const nlohmann::json& items, nlohmann::js
   std::vector<double> numbers;
   std::map<std::string, std::vector<double>> members;
   for (const auto& item : items) {
-    if (item.is_number() || item.is_boolean()) numbers.push_back(item.get<double>());
+    if (item.is_number() || item.is_boolean()) numbers.push_back(AsNumber(item));
     if (!item.is_object()) continue;
     for (const auto& [m, v] : item.items())
-      if (v.is_number() || v.is_boolean()) members[m].push_back(v.get<double>());
+      if (v.is_number() || v.is_boolean()) members[m].push_back(AsNumber(v));
   }
   AddStats(key, numbers, out);
   for (const auto& [m, v] : members) AddStats(key + "." + m, v, out);
@@ -154,7 +159,7 @@ void Summarise(const std::string& key, const nlohmann::json& items, nlohmann::js
 
 void Flatten(const std::string& key, const nlohmann::json& j, int depth, nlohmann::json* out) {
   if (j.is_number() || j.is_boolean()) {
-    (*out)[key] = j.is_boolean() ? (j.get<bool>() ? 1.0 : 0.0) : j.get<double>();
+    (*out)[key] = AsNumber(j);
   } else if (j.is_string()) {
     (*out)[key] = j;
   } else if (j.is_array()) {

@@ -63,6 +63,18 @@ TEST_CASE("FlattenMetrics keeps scalars and summarises arrays and big objects",
   CHECK_FALSE(f.contains("link_bytes.link3"));
 }
 
+TEST_CASE("FlattenMetrics counts booleans in arrays and objects as 1 and 0", "[sweep][results]") {
+  // A metrics array of objects with a boolean member (e.g. per-device flags) threw
+  // nlohmann's type_error 302 and killed the sweep.
+  nlohmann::json m = {{"flags", {true, false, true}},
+                      {"devices", {{{"oom", true}, {"busy_s", 1.0}}, {{"oom", false}}}}};
+  nlohmann::json f = FlattenMetrics(m);
+  CHECK(f["flags.count"] == 3);
+  CHECK(f["flags.sum"] == 2.0);
+  CHECK(f["devices.oom.sum"] == 1.0);
+  CHECK(f["devices.oom.max"] == 1.0);
+}
+
 TEST_CASE("Sweep journal keeps the last row of each run and skips a torn line",
           "[sweep][results]") {
   test::TempDir dir;
