@@ -92,6 +92,9 @@ struct DeferredSend {
   double at_s;
   int64_t step;
   int32_t node;
+  // -1: a send not yet serialised (Put: to every receiver of the transfer). >= 0: one message to
+  // this replica whose serialisation on the host's handler ends at at_s (sim/message_cost.h).
+  int32_t replica = -1;
   bool operator<(const DeferredSend& o) const { return at_s > o.at_s; }  // min-heap
 };
 
@@ -383,20 +386,22 @@ class DeviceActor {
         return;
       }
     }
-    Put(step, t, n.transfer);
+    Put(step, node, t, n.transfer);
   }
 
-  void Put(int64_t step, const SimTransfer& t, int32_t transfer) {
-    const int64_t wire = Compressed(t) ? t.bytes / 2 : t.bytes;
+  int64_t WireBytes(const SimTransfer& t) const { return Compressed(t) ? t.bytes / 2 : t.bytes; }
+
+  // Sends transfer `transfer` of `step` to its receiver(s). With a per-byte sending cost on this
+  // host (sim/message_cost.h), each message first books the host's handler for its serialisation
+  // and enters the links when that ends.
+  void Put(int64_t step, int32_t node, const SimTransfer& t, int32_t transfer) {
     auto put_to = [&](int32_t replica) {
-      const ActorSlot& dst = st_.slots[st_.Slot(t.dst_partition, replica)];
-      auto* m = new SimMessage{transfer, slot_.replica, step, Now(), wire, slot_.device};
-      dst.mailbox->put_init(m, static_cast<uint64_t>(wire))
-          ->detach([](void* p) { delete static_cast<SimMessage*>(p); });
-      for (sg4::Link* l : st_.Route(host_, (*st_.devices)[dst.device].host))
-        st_.link_bytes[l] += wire;
-      ++st_.result->transfers;
-      st_.result->wire_bytes += wire;
+      const double leave = st_.messages.Send(slot_.device, Now(), WireBytes(t));
+      if (leave > Now() + 1e-15) {
+        deferred_.push(DeferredSend{leave, step, node, replica});
+      } else {
+        PutTo(step, t, transfer, replica);
+      }
     };
     if (shared_ && !st_.partition_shared[t.dst_partition]) {
       for (int32_t r = 0; r < st_.num_replicas; ++r) put_to(r);  // broadcast the parameters
@@ -405,12 +410,30 @@ class DeviceActor {
     }
   }
 
+  // One message of transfer `transfer` of `step` to `replica`'s receiving actor, now.
+  void PutTo(int64_t step, const SimTransfer& t, int32_t transfer, int32_t replica) {
+    const int64_t wire = WireBytes(t);
+    const ActorSlot& dst = st_.slots[st_.Slot(t.dst_partition, replica)];
+    auto* m = new SimMessage{transfer, slot_.replica, step, Now(), wire, slot_.device};
+    dst.mailbox->put_init(m, static_cast<uint64_t>(wire))
+        ->detach([](void* p) { delete static_cast<SimMessage*>(p); });
+    for (sg4::Link* l : st_.Route(host_, (*st_.devices)[dst.device].host))
+      st_.link_bytes[l] += wire;
+    ++st_.result->transfers;
+    st_.result->wire_bytes += wire;
+  }
+
   void IssueDeferred() {
     while (!deferred_.empty() && deferred_.top().at_s <= Now() + 1e-15) {
       DeferredSend d = deferred_.top();
       deferred_.pop();
       const SimNode& n = part_.nodes[d.node];
-      Put(d.step, st_.program->transfers[n.transfer], n.transfer);
+      const SimTransfer& t = st_.program->transfers[n.transfer];
+      if (d.replica >= 0) {
+        PutTo(d.step, t, n.transfer, d.replica);  // serialised: it leaves now
+      } else {
+        Put(d.step, d.node, t, n.transfer);
+      }
     }
   }
 
