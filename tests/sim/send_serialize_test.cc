@@ -3,11 +3,17 @@
 // by hand, the property with bad values, and hand-computed dense null steps.
 // Platform: sim/platforms/star_4.xml (h0..h3, a route crosses two 1 ms, 100 MB/s links; memory
 // bandwidth 1 GB/s).
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <tuple>
 
 #include "sim/message_cost.h"
 #include "sim/simulator.h"
+#include "tests/engine/trace/temp_dir.h"
 #include "tests/sim/sim_test_util.h"
 
 namespace fb::sim {
@@ -137,6 +143,47 @@ TEST_CASE("Sent messages are serialised on the sender's handler before they ente
   // w1: one ms later each: at the PS at 10, handled 10-11; the sum of the two updates on the
   // PS (100 KB at 1 GB/s) adds 0.1 ms: 11.1 ms.
   CheckSteps(DenseNullStep(2, 1e8, 1e8), 0.0111);
+}
+
+// `flowbench sim ARGS`: (exit status, -1 on a signal; stderr; the metrics JSON).
+std::tuple<int, std::string, std::string> SimCli(const std::string& args,
+                                                 const fb::test::TempDir& dir) {
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench sim " + args +
+                          " --metrics-json " + dir.file("m.json") + " > " + dir.file("out.txt") +
+                          " 2> " + dir.file("err.txt");
+  std::filesystem::remove(dir.file("m.json"));
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir.file("err.txt")),
+          slurp(dir.file("m.json"))};
+}
+
+double MedianStep(const std::string& metrics) {
+  const std::string key = "\"median_step_time_s\": ";
+  const size_t at = metrics.find(key);
+  return at == std::string::npos ? -1 : std::stod(metrics.substr(at + key.size()));
+}
+
+TEST_CASE("flowbench sim --send-serialize-bytes-per-s charges every host and names bad values",
+          "[sim][cli]") {
+  fb::test::TempDir dir;
+  const std::string run =
+      "--model lenet --batch 8 --platform star_4 --mode sync --replicas 2 --ps 1 --steps 2";
+  auto [code0, err0, m0] = SimCli(run, dir);
+  INFO(err0);
+  REQUIRE(code0 == 0);
+  // 1e5 bytes/s: LeNet's ~0.2 MB of parameters take seconds to serialise at each send.
+  auto [code1, err1, m1] = SimCli(run + " --send-serialize-bytes-per-s 1e5", dir);
+  INFO(err1);
+  REQUIRE(code1 == 0);
+  CHECK(MedianStep(m1) > MedianStep(m0) + 1.0);
+  auto [code2, err2, m2] = SimCli(run + " --send-serialize-bytes-per-s -1", dir);
+  CHECK(code2 == 1);
+  CHECK_THAT(err2, Catch::Contains("--send-serialize-bytes-per-s") &&
+                       Catch::Contains("send_serialize_bytes_per_s") && Catch::Contains("'-1'"));
 }
 
 }  // namespace
