@@ -41,7 +41,8 @@ struct SimFlags {
   std::string mpi_eager_limit = "platform";
   std::string control_plane = "off";
   // "": the platform's host properties (sim/message_cost.h)
-  std::string message_overhead_ns, serialize_bytes_per_s, message_latency_ns;
+  std::string message_overhead_ns, serialize_bytes_per_s, message_latency_ns,
+      send_serialize_bytes_per_s;
   bool check_memory = false;
   bool no_default_passes = false;
   std::string loop_iterations;  // "": not given
@@ -77,14 +78,16 @@ StatusOr<sim::SimRunOptions> Options(const SimFlags& f) {
     return InvalidArgument("--control-plane must be on or off, got '", f.control_plane, "'");
   o.control_plane = f.control_plane == "on";
   if (!f.message_overhead_ns.empty() || !f.serialize_bytes_per_s.empty() ||
-      !f.message_latency_ns.empty()) {
+      !f.message_latency_ns.empty() || !f.send_serialize_bytes_per_s.empty()) {
     auto text = [](const std::string& v) { return v.empty() ? nullptr : v.c_str(); };
     ASSIGN_OR_RETURN(o.message_cost,
                      sim::ParseMessageCost("every host (--message-overhead-ns, "
-                                           "--serialize-bytes-per-s, --message-latency-ns)",
+                                           "--serialize-bytes-per-s, --message-latency-ns, "
+                                           "--send-serialize-bytes-per-s)",
                                            text(f.message_overhead_ns),
                                            text(f.serialize_bytes_per_s),
-                                           text(f.message_latency_ns)));
+                                           text(f.message_latency_ns),
+                                           text(f.send_serialize_bytes_per_s)));
   }
   ASSIGN_OR_RETURN(o.loops.iterations, sim::ParseLoopIterations(f.loop_iterations));
   for (const char* prefix : {"measured:", "measured-mean:"})
@@ -221,6 +224,10 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
   cmd->add_option("--message-latency-ns", f.message_latency_ns,
                   "ns from a message's arrival until an idle host handles it, on every host "
                   "(replaces the platform's message_latency_ns)");
+  cmd->add_option("--send-serialize-bytes-per-s", f.send_serialize_bytes_per_s,
+                  "bytes/s of serialisation per message sent, on every host, on the handler of "
+                  "the messages it receives (replaces the platform's send_serialize_bytes_per_s; "
+                  "0: none)");
   cmd->add_option("--cost-model", f.cost_model, "analytic | measured:TRACE.h5 (means over the typical steps) | measured-mean:TRACE.h5 (every step) | profile:FILE[,threads=N][,step-costs=off] (flowbench profile; step-costs=off: fitted step correction instead of the measured executor overheads)")->capture_default_str();
   cmd->add_option("--steps", f.steps, "Steps to simulate")
       ->check(PositiveCount(kMaxSimSteps))->capture_default_str();

@@ -105,6 +105,9 @@ struct DeferredSend {
   double at_s;
   int64_t step;
   int32_t node;
+  // -1: a send not yet serialised (Put: to every receiver of the transfer). >= 0: one message to
+  // this replica whose serialisation on the host's handler ends at at_s (sim/message_cost.h).
+  int32_t replica = -1;
   bool operator<(const DeferredSend& o) const { return at_s > o.at_s; }  // min-heap
 };
 
@@ -418,28 +421,22 @@ class DeviceActor {
         return;
       }
     }
-    Put(step, t, n.transfer);
+    Put(step, node, t, n.transfer);
   }
 
-  // Sends the message; above the route's eager limit by MPI's rendezvous (sim/mpi_protocol.h),
-  // which runs beside this actor as the runtime's progress thread runs it.
-  void Put(int64_t step, const SimTransfer& t, int32_t transfer) {
-    const int64_t wire = Compressed(t) ? t.bytes / 2 : t.bytes;
+  int64_t WireBytes(const SimTransfer& t) const { return Compressed(t) ? t.bytes / 2 : t.bytes; }
+
+  // Sends transfer `transfer` of `step` to its receiver(s). With a per-byte sending cost on this
+  // host (sim/message_cost.h), each message first books the host's handler for its serialisation
+  // and enters the links when that ends.
+  void Put(int64_t step, int32_t node, const SimTransfer& t, int32_t transfer) {
     auto put_to = [&](int32_t replica) {
-      const ActorSlot& dst = st_.slots[st_.Slot(t.dst_partition, replica)];
-      sg4::Host* to = (*st_.devices)[dst.device].host;
-      auto* m = new SimMessage{transfer, slot_.replica, step, Now(), wire, slot_.device};
-      const int64_t eager = st_.EagerLimit(host_, to, /*collective=*/false);
-      const MessagePhases phases = SplitMessage(wire, eager);
-      if (phases.rendezvous()) {
-        PutByRendezvous(host_, to, dst.mailbox, m, phases);
+      const double leave = st_.messages.Send(slot_.device, Now(), WireBytes(t));
+      if (leave > Now() + 1e-15) {
+        deferred_.push(DeferredSend{leave, step, node, replica});
       } else {
-        dst.mailbox->put_init(m, static_cast<uint64_t>(wire))->detach(DeleteMessage);
+        PutTo(step, t, transfer, replica);
       }
-      for (sg4::Link* l : st_.Route(host_, to))
-        st_.link_bytes[l] += wire;
-      ++st_.result->transfers;
-      st_.result->wire_bytes += wire;
     };
     if (shared_ && !st_.partition_shared[t.dst_partition]) {
       for (int32_t r = 0; r < st_.num_replicas; ++r) put_to(r);  // broadcast the parameters
@@ -448,12 +445,37 @@ class DeviceActor {
     }
   }
 
+  // One message of transfer `transfer` of `step` to `replica`'s receiving actor, now; above the
+  // route's eager limit by MPI's rendezvous (sim/mpi_protocol.h), which runs beside this actor as
+  // the runtime's progress thread runs it.
+  void PutTo(int64_t step, const SimTransfer& t, int32_t transfer, int32_t replica) {
+    const int64_t wire = WireBytes(t);
+    const ActorSlot& dst = st_.slots[st_.Slot(t.dst_partition, replica)];
+    sg4::Host* to = (*st_.devices)[dst.device].host;
+    auto* m = new SimMessage{transfer, slot_.replica, step, Now(), wire, slot_.device};
+    const MessagePhases phases = SplitMessage(wire, st_.EagerLimit(host_, to, /*collective=*/false));
+    if (phases.rendezvous()) {
+      PutByRendezvous(host_, to, dst.mailbox, m, phases);
+    } else {
+      dst.mailbox->put_init(m, static_cast<uint64_t>(wire))->detach(DeleteMessage);
+    }
+    for (sg4::Link* l : st_.Route(host_, to))
+      st_.link_bytes[l] += wire;
+    ++st_.result->transfers;
+    st_.result->wire_bytes += wire;
+  }
+
   void IssueDeferred() {
     while (!deferred_.empty() && deferred_.top().at_s <= Now() + 1e-15) {
       DeferredSend d = deferred_.top();
       deferred_.pop();
       const SimNode& n = part_.nodes[d.node];
-      Put(d.step, st_.program->transfers[n.transfer], n.transfer);
+      const SimTransfer& t = st_.program->transfers[n.transfer];
+      if (d.replica >= 0) {
+        PutTo(d.step, t, n.transfer, d.replica);  // serialised: it leaves now
+      } else {
+        Put(d.step, d.node, t, n.transfer);
+      }
     }
   }
 

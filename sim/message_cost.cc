@@ -29,9 +29,14 @@ double MessageCost::Seconds(int64_t bytes) const {
   return s;
 }
 
+double MessageCost::SendSeconds(int64_t bytes) const {
+  if (!(send_bytes_per_s > 0)) return 0;
+  return static_cast<double>(std::max<int64_t>(bytes, 0)) / send_bytes_per_s;
+}
+
 StatusOr<MessageCost> ParseMessageCost(const std::string& host, const char* overhead_ns,
-                                       const char* serialize_bytes_per_s,
-                                       const char* latency_ns) {
+                                       const char* serialize_bytes_per_s, const char* latency_ns,
+                                       const char* send_serialize_bytes_per_s) {
   MessageCost c;
   ASSIGN_OR_RETURN(double ns, ParseBounded(host, "message_overhead_ns", overhead_ns,
                                            kMaxMessageOverheadNs, "ns"));
@@ -42,6 +47,9 @@ StatusOr<MessageCost> ParseMessageCost(const std::string& host, const char* over
   ASSIGN_OR_RETURN(double lat, ParseBounded(host, "message_latency_ns", latency_ns,
                                             kMaxMessageOverheadNs, "ns"));
   c.latency_s = lat * 1e-9;
+  ASSIGN_OR_RETURN(c.send_bytes_per_s,
+                   ParseBounded(host, "send_serialize_bytes_per_s", send_serialize_bytes_per_s,
+                                kMaxSerializeBytesPerS, "bytes/s"));
   return c;
 }
 
@@ -58,6 +66,16 @@ double MessageQueues::Handle(int device, double arrival_s, int64_t bytes) {
   // A handler still busy (or already waking up) takes the message next; an idle one wakes first.
   const double start = arrival_s < free_s_[device] ? free_s_[device] : arrival_s + c.latency_s;
   const double done = start + c.Seconds(bytes);
+  free_s_[device] = done;
+  return done;
+}
+
+double MessageQueues::Send(int device, double now_s, int64_t bytes) {
+  if (device < 0 || static_cast<size_t>(device) >= cost_.size() ||
+      !(cost_[device].send_bytes_per_s > 0))
+    return now_s;
+  const double start = std::max(now_s, free_s_[device]);  // the sending thread is awake
+  const double done = start + cost_[device].SendSeconds(bytes);
   free_s_[device] = done;
   return done;
 }

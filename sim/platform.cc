@@ -65,7 +65,8 @@ StatusOr<std::vector<SimDevice>> PlatformDevices(const sg4::Engine& engine) {
     ASSIGN_OR_RETURN(d.message_cost,
                      ParseMessageCost(h->get_name(), h->get_property("message_overhead_ns"),
                                       h->get_property("serialize_bytes_per_s"),
-                                      h->get_property("message_latency_ns")));
+                                      h->get_property("message_latency_ns"),
+                                      h->get_property("send_serialize_bytes_per_s")));
     d.desc.name = StringProperty(
         *h, "device_name",
         LocalDeviceName(type, 0, "worker", static_cast<int>(out.size())));

@@ -13,6 +13,7 @@
 //     <prop id="message_overhead_ns" value="150000"/>             per message received (ns)
 //     <prop id="serialize_bytes_per_s" value="2e9"/>              per byte received (bytes/s)
 //     <prop id="message_latency_ns" value="2e6"/>                 wake-up per burst received (ns)
+//     <prop id="send_serialize_bytes_per_s" value="2e9"/>         per byte sent, same handler
 //   </host>
 //
 // A device that shares a machine's cores with other devices names the machine's multi-core
@@ -47,13 +48,14 @@ struct SimDevice {
   // Host properties shares_cores_with / exec_threads: the machine whose cores the device's
   // executions run on (sim/core_sharing.h); machine == nullptr: its own host.
   CoreShare cores;
-  // Host properties message_overhead_ns and serialize_bytes_per_s (sim/message_cost.h).
+  // Host properties message_overhead_ns, serialize_bytes_per_s, message_latency_ns and
+  // send_serialize_bytes_per_s (sim/message_cost.h).
   MessageCost message_cost;
 };
 
 // The devices of the platform loaded into `engine`, in SimGrid's host order. InvalidArgument
-// naming the host for an unparsable property (message_overhead_ns, serialize_bytes_per_s and
-// message_latency_ns: negative, NaN, infinite or too large, sim/message_cost.h; those of
+// naming the host for an unparsable property (message_overhead_ns, serialize_bytes_per_s,
+// message_latency_ns and send_serialize_bytes_per_s: negative, NaN, infinite or too large, sim/message_cost.h; those of
 // ReadCoreShare, sim/core_sharing.h) or a non-positive speed; FailedPrecondition when the
 // platform has no device.
 StatusOr<std::vector<SimDevice>> PlatformDevices(const simgrid::s4u::Engine& engine);

@@ -56,8 +56,8 @@ struct SimRunOptions {
   // The master's run requests and done replies as messages over the platform's links
   // (sim/control_plane.h); not in allreduce runs.
   bool control_plane = false;
-  // Replaces every device host's message_overhead_ns / serialize_bytes_per_s properties
-  // (sim/message_cost.h) when set.
+  // Replaces every device host's message_overhead_ns, serialize_bytes_per_s,
+  // message_latency_ns and send_serialize_bytes_per_s properties (sim/message_cost.h) when set.
   std::optional<MessageCost> message_cost;
 };
 

@@ -67,23 +67,44 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
+def network_note(bw, lat, msg_ns, host_bps):
+    """The null step's calibration as its sim rows' note states it (parse_network_note reads it
+    back): link bytes/s, latency s, ns per message received, host (de)serialisation bytes/s (0:
+    none, then left out)."""
+    host_part = (f"host {host_bps / 1e9:.3f} GB/s shared by send and receive, "
+                 if host_bps > 0 else "")
+    return (f"NIC {bw / 1e9:.3f} GB/s, latency {lat * 1e6:.0f} us, {host_part}"
+            f"{msg_ns / 1e3:.1f} us per message")
+
+
+def parse_network_note(note):
+    """(link bytes/s, latency s, ns per message, host bytes/s) from a note written by
+    network_note, or by session 18 (no host part: 0; no message part: 0). None when the note has
+    no "NIC" calibration; ValueError when a part is malformed."""
+    if "NIC " not in note:
+        return None
+    bw = float(note.split("NIC ")[1].split(" GB/s")[0]) * 1e9
+    lat = float(note.split("latency ")[1].split(" us")[0]) * 1e-6
+    msg = (float(note.split(", ")[-1].split(" us per message")[0]) * 1e3
+           if " us per message" in note else 0.0)
+    host = float(note.split("host ")[1].split(" GB/s")[0]) * 1e9 if "host " in note else 0.0
+    return bw, lat, msg, host
+
+
 def null_step_network(default_bandwidth, default_latency_s):
-    """The paper cluster's network as the null step calibrated it: (bytes/s per host, latency in
-    s, handling per message received in ns, source), read from null_step/results/results.csv (its
-    sim rows' note: "NIC X GB/s, latency Y us, Z us per message"); the defaults (no handling
-    cost) when that file has no calibration."""
+    """The paper cluster's network as the null step calibrated it: (link bytes/s per host,
+    latency in s, handling per message received in ns, the hosts' (de)serialisation bytes/s
+    shared by both directions (0: none), source), read from null_step/results/results.csv (its
+    sim rows' note, parse_network_note); the defaults (no host costs) when that file has no
+    calibration."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "null_step", "results",
                         "results.csv")
     if os.path.exists(path):
         for r in read_csv(path):
-            note = r["note"]
-            if r["kind"] == "sim" and "NIC" in note:
-                bw = float(note.split("NIC ")[1].split(" GB/s")[0]) * 1e9
-                lat = float(note.split("latency ")[1].split(" us")[0]) * 1e-6
-                msg = (float(note.split(", ")[-1].split(" us per message")[0]) * 1e3
-                       if " us per message" in note else 0.0)
-                return bw, lat, msg, "null-step calibration (../null_step/results/results.csv)"
-    return float(default_bandwidth), float(default_latency_s), 0.0, "spec.yaml default"
+            net = parse_network_note(r["note"]) if r["kind"] == "sim" else None
+            if net:
+                return net + ("null-step calibration (../null_step/results/results.csv)",)
+    return float(default_bandwidth), float(default_latency_s), 0.0, 0.0, "spec.yaml default"
 
 
 def main_guard(fn):

@@ -66,9 +66,14 @@ def write_report(path, rows, cfg, info, args):
         f"- Parameters: {info['params'] / 1e6:.1f} MB (the model's {cfg['model']} trainable "
         f"variables), round-robin over {cfg['ps']} PS tasks: shards "
         + ", ".join(f"{x / 1e6:.1f}" for x in info["shards"]) + " MB.",
-        f"- Network: {info['bw'] / 1e9:.3f} GB/s per host, {info['lat'] * 1e6:.0f} us of latency "
-        f"and {info.get('msg_ns', 0) / 1e3:.1f} us of handling per message received, one message "
-        f"at a time per host ({info['net_source']}); the paper's network is not published.",
+        f"- Network: {info['bw'] / 1e9:.3f} GB/s full-duplex link per host, "
+        f"{info['lat'] * 1e6:.0f} us of latency and {info.get('msg_ns', 0) / 1e3:.1f} us of "
+        f"handling per message received"
+        + (f", {info['host_bps'] / 1e9:.3f} GB/s of serialisation and deserialisation per host "
+           f"on the same handler, which what a host sends and what it receives share"
+           if info.get("host_bps", 0) > 0 else "")
+        + f", one message at a time per host ({info['net_source']}); the paper's network is not "
+        f"published.",
         f"- Start spread (assumed): replica r starts its first step r x S / workers late, S = "
         f"{v['start_spread_steps']} step of a worker alone ({info['spread_gpu']:.3f} s with the "
         f"GPU cost model's compute, {info['spread_cal']:.3f} s calibrated): asynchronous workers "

@@ -78,24 +78,33 @@ def write_graph(path, kind, model_bytes, ps):
 
 
 def write_platform(path, hosts, bandwidth, latency_s, flops, memory_bandwidth,
-                   message_overhead_ns=0.0):
+                   message_overhead_ns=0.0, host_bytes_per_s=0.0):
     """A flat cluster: every host has a private full-duplex link of `bandwidth` bytes/s to a
     non-blocking backbone (a datacenter network without oversubscription). Every host handles
     each message it receives in `message_overhead_ns` of CPU, one at a time (the simulator's
-    message_overhead_ns host property, sim/message_cost.h; 0: none)."""
+    message_overhead_ns host property, sim/message_cost.h; 0: none), and, when
+    `host_bytes_per_s` > 0, serialises every message it sends and deserialises every message it
+    receives at that rate on the same handler (serialize_bytes_per_s and
+    send_serialize_bytes_per_s: one per-byte CPU budget that both directions share)."""
     bandwidth, latency_s = float(bandwidth), float(latency_s)
     flops, memory_bandwidth = float(flops), float(memory_bandwidth)
-    message_overhead_ns = float(message_overhead_ns)
+    message_overhead_ns, host_bytes_per_s = float(message_overhead_ns), float(host_bytes_per_s)
     if not message_overhead_ns >= 0:
         raise ValueError(f"message_overhead_ns must be >= 0, got {message_overhead_ns}")
+    if not host_bytes_per_s >= 0:
+        raise ValueError(f"host_bytes_per_s must be >= 0, got {host_bytes_per_s}")
     msg = (f'\n    <prop id="message_overhead_ns" value="{message_overhead_ns:.6g}"/>'
            if message_overhead_ns > 0 else "")
+    if host_bytes_per_s > 0:
+        msg += (f'\n    <prop id="serialize_bytes_per_s" value="{host_bytes_per_s:.6g}"/>'
+                f'\n    <prop id="send_serialize_bytes_per_s" value="{host_bytes_per_s:.6g}"/>')
     with open(path, "w") as f:
         f.write(f"""<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <!-- Written by experiments/osdi2016/null_step/null_graph.py: {hosts} hosts, a private
      {bandwidth:.4g} B/s full-duplex link each, {latency_s:g} s, non-blocking backbone,
-     {message_overhead_ns:g} ns of handling per message received. -->
+     {message_overhead_ns:g} ns of handling per message received, {host_bytes_per_s:.4g} B/s
+     of (de)serialisation per host shared by sending and receiving (0: none). -->
 <platform version="4.1">
   <zone id="world" routing="Full">
   <cluster id="cluster" prefix="node-" suffix="" radical="0-{hosts - 1}" speed="{flops:g}f"

@@ -63,7 +63,7 @@ def _hits_and_misses(rows, target):
 
 
 def write_report(path, rows, cfg, calibration, load, args):
-    bw, lat, msg = calibration
+    bw, lat, msg, host = calibration
     target = cfg["target_error"]
     cal_msg = cfg["sim"]["calibrate_message_on"]
     lines = ["# OSDI 2016 null step (section 6.2, Figure 7)" + (" (--quick)" if args.quick else ""),
@@ -75,9 +75,18 @@ def write_report(path, rows, cfg, calibration, load, args):
              "## Simulated: 16 PS tasks, 1-100 workers, synchronous", "",
              f"Platform: a flat cluster (null_graph.py), one private full-duplex link per host to a "
              f"non-blocking backbone. The paper does not give its network or its servers' costs, "
-             f"so three parameters are assumptions: the link latency ({lat * 1e6:.0f} us, not "
-             f"fitted), the per-host bandwidth ({bw / 1e9:.3f} GB/s, calibrated on dense 1 GB at "
-             f"1 worker) and the per-message handling cost of every host ({msg / 1e3:.1f} us, the "
+             f"so these parameters are assumptions: the link latency ({lat * 1e6:.0f} us, not "
+             f"fitted), " + (
+                 f"the link bandwidth ({bw / 1e9:.4g} GB/s: links that do not bind, not fitted), "
+                 f"the "
+                 f"hosts' per-byte cost ({host / 1e9:.3f} GB/s of serialisation and "
+                 f"deserialisation on one handler that sending and receiving share, "
+                 f"`serialize_bytes_per_s` = `send_serialize_bytes_per_s`, sim/message_cost.h; "
+                 f"2016 gRPC was CPU-bound far below its links, spec.yaml; calibrated on dense 1 "
+                 f"GB at 1 worker)" if host > 0 else
+                 f"the per-host bandwidth ({bw / 1e9:.3f} GB/s, calibrated on dense 1 GB at "
+                 f"1 worker)") +
+             f" and the per-message handling cost of every host ({msg / 1e3:.1f} us, the "
              f"simulator's `message_overhead_ns`, sim/message_cost.h: each host handles the "
              f"messages it receives one at a time, so the N updates to one PS queue behind each "
              f"other; calibrated on {cal_msg['model']} at {cal_msg['workers']} workers, where it "
@@ -101,8 +110,8 @@ def write_report(path, rows, cfg, calibration, load, args):
               "1 worker has a fixed cost in the paper (147 ms where 100 MB at the calibrated "
               "bandwidth takes ~100 ms: 1 GB and 100 MB differ by 863 ms for 0.9 GB, i.e. ~50 ms "
               "per step that does not scale with the bytes), which neither the bandwidth nor a "
-              "per-message cost has; a per-byte serialisation cost (`serialize_bytes_per_s`) "
-              "scales with the bytes and cannot produce it either, so it is not used. Before the "
+              "per-message cost has; the per-byte cost (on the links or the hosts) scales with the "
+              "bytes and cannot produce it either. Before the "
               "per-message cost (report of session 17), the scalar and sparse curves stayed flat "
               "up to 10 workers and scalar at 100 was -21%, sparse -65%.", "",
               "## Real on this machine (1 PS, up to 3 workers, MPI over shared memory)", "",
