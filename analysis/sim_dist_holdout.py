@@ -18,9 +18,9 @@ import csv
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
+
+from sim_holdout import load_average, run  # this directory is on sys.path when run as a script
 
 # (ranks, mode, dist-train flags, parameter servers, replicas, sim --mode)
 CASES = [
@@ -32,19 +32,6 @@ CASES = [
     (4, "backup", ["--backups", "1"], 1, 3, "backup:1"),
     (4, "allreduce", [], 0, 4, "allreduce"),
 ]
-
-
-def run(cmd, timeout=600):
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=timeout)
-    if r.returncode != 0:
-        sys.exit("command failed (%d): %s\n%s" % (r.returncode, " ".join(cmd), r.stdout[-2000:]))
-    return r.stdout
-
-
-def load_average():
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
 
 
 def predict(args, ranks, ps, replicas, mode, tmp):

@@ -115,18 +115,10 @@ TEST_CASE("Platform message properties with bad values give InvalidArgument nami
   CHECK(text == "250000.000000 0");
 }
 
-// The null step of OSDI 2016 section 6.2 with one scalar parameter: w (on the PS) to every
-// worker, upd = w * 0.5 there, AssignAdd back on the PS. 4-byte transfers.
-const char* kScalarNullStep = R"({"nodes": [
-  {"name": "w", "op": "Variable", "device": "/job:ps/task:0", "attrs": {"shape": {"shape": [1]}, "dtype": {"type": "float"}}},
-  {"name": "half", "op": "Const", "device": "/job:worker", "attrs": {"value": {"tensor": {"dtype": "float", "shape": [], "values": [0.5]}}, "dtype": {"type": "float"}}},
-  {"name": "upd", "op": "Mul", "device": "/job:worker", "inputs": ["w", "half"], "attrs": {"T": {"type": "float"}}},
-  {"name": "apply", "op": "AssignAdd", "device": "/job:ps/task:0", "inputs": ["w", "upd"], "attrs": {"T": {"type": "float"}}}
-]})";
 
 StatusOr<SimResult> NullStep(int workers, double overhead_s, bool control_plane) {
   return test::RunSimInChild([=]() -> StatusOr<SimResult> {
-    auto g = Graph::FromGraphDef(fb::test::ParseGraph(kScalarNullStep));
+    auto g = Graph::FromGraphDef(fb::test::ParseGraph(test::NullStepGraphJson(1)));
     RETURN_IF_ERROR(g.status());
     Simulation sim;
     RETURN_IF_ERROR(sim.LoadPlatform(PlatformPath("star_4.xml")));

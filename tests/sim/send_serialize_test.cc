@@ -96,18 +96,10 @@ TEST_CASE("A platform's send_serialize_bytes_per_s is read per host and checked"
   CHECK(text == "2500000000.000000 0");
 }
 
-// The dense null step: w (25,000 floats, 100 KB, on the PS) to every worker, upd = w * 0.5
-// there, AssignAdd back on the PS. No compute cost.
-const char* kDenseNullStep = R"({"nodes": [
-  {"name": "w", "op": "Variable", "device": "/job:ps/task:0", "attrs": {"shape": {"shape": [25000]}, "dtype": {"type": "float"}}},
-  {"name": "half", "op": "Const", "device": "/job:worker", "attrs": {"value": {"tensor": {"dtype": "float", "shape": [], "values": [0.5]}}, "dtype": {"type": "float"}}},
-  {"name": "upd", "op": "Mul", "device": "/job:worker", "inputs": ["w", "half"], "attrs": {"T": {"type": "float"}}},
-  {"name": "apply", "op": "AssignAdd", "device": "/job:ps/task:0", "inputs": ["w", "upd"], "attrs": {"T": {"type": "float"}}}
-]})";
 
 StatusOr<SimResult> DenseNullStep(int workers, double recv_bytes_per_s, double send_bytes_per_s) {
   return test::RunSimInChild([=]() -> StatusOr<SimResult> {
-    auto g = Graph::FromGraphDef(fb::test::ParseGraph(kDenseNullStep));
+    auto g = Graph::FromGraphDef(fb::test::ParseGraph(test::NullStepGraphJson(25000)));
     RETURN_IF_ERROR(g.status());
     Simulation sim;
     RETURN_IF_ERROR(sim.LoadPlatform(PlatformPath("star_4.xml")));

@@ -27,6 +27,18 @@ inline std::unique_ptr<Graph> MakeGraph(const std::string& json) {
   return std::move(*g);
 }
 
+// The null step of OSDI 2016 section 6.2 as a graph JSON: w (`floats` floats, on the PS) to every
+// worker, upd = w * 0.5 there, AssignAdd back on the PS; no compute cost of its own.
+inline std::string NullStepGraphJson(int64_t floats) {
+  return R"({"nodes": [
+  {"name": "w", "op": "Variable", "device": "/job:ps/task:0", "attrs": {"shape": {"shape": [)" +
+         std::to_string(floats) + R"(]}, "dtype": {"type": "float"}}},
+  {"name": "half", "op": "Const", "device": "/job:worker", "attrs": {"value": {"tensor": {"dtype": "float", "shape": [], "values": [0.5]}}, "dtype": {"type": "float"}}},
+  {"name": "upd", "op": "Mul", "device": "/job:worker", "inputs": ["w", "half"], "attrs": {"T": {"type": "float"}}},
+  {"name": "apply", "op": "AssignAdd", "device": "/job:ps/task:0", "inputs": ["w", "upd"], "attrs": {"T": {"type": "float"}}}
+]})";
+}
+
 // Costs from tables: seconds per node name (default 0) and output bytes per node name
 // (default 0), the same on every device.
 inline SimCosts TableCosts(std::map<std::string, double> seconds,
