@@ -143,6 +143,7 @@ Status RunSim(const SimFlags& f) {
     if (!scales.empty()) costs.description += " (with the platform's op_time_scale properties)";
     costs.costs = sim::WithOpTimeScales(std::move(costs.costs), std::move(scales));
   }
+  options.client_graph = graph.client_graph.get();  // placed as a Session places it
   ASSIGN_OR_RETURN(sim::SimResult result, simulation.Run(*graph.graph, costs.costs, options));
   nlohmann::json metrics = sim::MetricsJson(simulation, result, options, costs.description);
   sim::AddValidation(costs.measured_step_s, &metrics);

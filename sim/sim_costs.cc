@@ -33,6 +33,7 @@ StatusOr<SimGraph> RegisteredModel(const std::string& model, int batch, const st
   SimGraph out;
   out.graph = std::move(m.graph);
   out.feed_shapes = std::move(m.feed_shapes);
+  out.client_graph = std::move(m.client_graph);
   return out;
 }
 

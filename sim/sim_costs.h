@@ -27,6 +27,9 @@ namespace fb::sim {
 struct SimGraph {
   std::unique_ptr<Graph> graph;
   std::map<std::string, TensorShape> feed_shapes;  // Placeholders' shapes (batch filled in)
+  // --model NAME of experiments/models: the unpruned client graph (ModelGraph::client_graph);
+  // null for graph files and synthetic models.
+  std::unique_ptr<Graph> client_graph;
 };
 
 // The graph of `--graph PATH` or `--model NAME` (exactly one non-empty); a graph file's

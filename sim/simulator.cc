@@ -130,6 +130,15 @@ Status Simulation::Prepare(const Graph& graph, const SimCosts& costs,
   ASSIGN_OR_RETURN(roles_, AssignRoles(devices_, w));
   placed_ = graph.Clone();
   ConstrainForParameterServers(placed_.get(), w.ps);
+  if (options.client_graph != nullptr) {  // as the Session places: the client graph first
+    std::unique_ptr<Graph> client = options.client_graph->Clone();
+    ConstrainForParameterServers(client.get(), w.ps);
+    RETURN_IF_ERROR(PlaceGraph(client.get(), roles_.placement_devices, w.placer,
+                               PlacerOptions{w.placer_seed}));
+    for (Node* n : placed_->nodes())
+      if (Node* c = client->FindNode(n->name()); c && c->op() == n->op())
+        n->set_assigned_device(c->assigned_device());
+  }
   RETURN_IF_ERROR(
       PlaceGraph(placed_.get(), roles_.placement_devices, w.placer, PlacerOptions{w.placer_seed}));
   std::map<std::string, GraphDef> parts;

@@ -53,6 +53,12 @@ struct SimRunOptions {
   // either way (sim/memory_plan.h).
   bool check_memory = false;
   LoopCounts loops;  // iteration counts of while loops (sim/loop_replay.h)
+  // The whole client graph the simulated step was pruned from (not owned; may be null). When
+  // set, it is placed first and every node of the step that it holds (same name and op) keeps
+  // its device there, then the rest is placed: what a Session does (PlaceLikeFullGraph in
+  // engine/runtime/session.cc), so round_robin and the cost-based placers see the nodes the
+  // real run places (initializers and metrics shift round_robin's order).
+  const Graph* client_graph = nullptr;
   // The master's run requests and done replies as messages over the platform's links
   // (sim/control_plane.h); not in allreduce runs.
   bool control_plane = false;

@@ -35,6 +35,7 @@ StatusOr<ModelGraph> BuildModelGraph(const std::string& model, int64_t batch,
     if (n == nullptr) return Internal("model '", model, "' has no node '", id.node, "'");
     roots.push_back(n);
   }
+  out.client_graph = out.graph->Clone();
   PruneForTargets(out.graph.get(), roots);
   out.feed_shapes = BatchedPlaceholderShapes(*out.graph, batch);
   return out;

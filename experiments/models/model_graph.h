@@ -15,6 +15,10 @@ namespace fb::experiments {
 
 struct ModelGraph {
   std::unique_ptr<Graph> graph;
+  // The whole graph the step was pruned from (initializers, metrics): what a Session places
+  // before it prunes a Run's graph (engine/runtime/session.cc), so that order-dependent placers
+  // give the step's nodes the devices a real run gives them.
+  std::unique_ptr<Graph> client_graph;
   std::map<std::string, TensorShape> feed_shapes;  // Placeholder name -> shape, batch filled in
 };
 
