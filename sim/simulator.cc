@@ -130,14 +130,17 @@ Status Simulation::Prepare(const Graph& graph, const SimCosts& costs,
   ASSIGN_OR_RETURN(roles_, AssignRoles(devices_, w));
   placed_ = graph.Clone();
   ConstrainForParameterServers(placed_.get(), w.ps);
-  if (options.client_graph != nullptr) {  // as the Session places: the client graph first
+  if (options.client_graph != nullptr && w.ps == 0) {  // as a Session places: the client graph
     std::unique_ptr<Graph> client = options.client_graph->Clone();
-    ConstrainForParameterServers(client.get(), w.ps);
-    RETURN_IF_ERROR(PlaceGraph(client.get(), roles_.placement_devices, w.placer,
-                               PlacerOptions{w.placer_seed}));
-    for (Node* n : placed_->nodes())
-      if (Node* c = client->FindNode(n->name()); c && c->op() == n->op())
-        n->set_assigned_device(c->assigned_device());
+    // Advisory: where the client graph cannot be placed (its initializers' bytes exceed a
+    // device's memory_bytes for the placer), the step is placed alone below and the memory plan
+    // reports what does not fit.
+    if (PlaceGraph(client.get(), roles_.placement_devices, w.placer, PlacerOptions{w.placer_seed})
+            .ok()) {
+      for (Node* n : placed_->nodes())
+        if (Node* c = client->FindNode(n->name()); c && c->op() == n->op())
+          n->set_assigned_device(c->assigned_device());
+    }
   }
   RETURN_IF_ERROR(
       PlaceGraph(placed_.get(), roles_.placement_devices, w.placer, PlacerOptions{w.placer_seed}));

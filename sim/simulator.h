@@ -57,7 +57,11 @@ struct SimRunOptions {
   // set, it is placed first and every node of the step that it holds (same name and op) keeps
   // its device there, then the rest is placed: what a Session does (PlaceLikeFullGraph in
   // engine/runtime/session.cc), so round_robin and the cost-based placers see the nodes the
-  // real run places (initializers and metrics shift round_robin's order).
+  // real run places (initializers and metrics shift round_robin's order). Not with parameter
+  // servers (workload.ps > 0): dist-train's master places the training step itself, and the
+  // client graph's initializers would conflict with the PS constraints of their Variables.
+  // Where the client graph cannot be placed (e.g. the placer's memory check counts its
+  // initializers), the step is placed alone.
   const Graph* client_graph = nullptr;
   // The master's run requests and done replies as messages over the platform's links
   // (sim/control_plane.h); not in allreduce runs.
