@@ -115,28 +115,17 @@ TEST_CASE("Platform message properties with bad values give InvalidArgument nami
   CHECK(text == "250000.000000 0");
 }
 
-
+// The scalar null step (4-byte transfers), 4 steps.
 StatusOr<SimResult> NullStep(int workers, double overhead_s, bool control_plane) {
-  return test::RunSimInChild([=]() -> StatusOr<SimResult> {
-    auto g = Graph::FromGraphDef(fb::test::ParseGraph(test::NullStepGraphJson(1)));
-    RETURN_IF_ERROR(g.status());
-    Simulation sim;
-    RETURN_IF_ERROR(sim.LoadPlatform(PlatformPath("star_4.xml")));
-    SimRunOptions o;
-    o.workload.ps = 1;
-    o.workload.replicas = workers;
-    o.workload.steps = 4;
-    o.control_plane = control_plane;
-    o.message_cost = MessageCost{overhead_s, 0};
-    return sim.Run(**g, TableCosts({}, {{"w", 4}, {"upd", 4}}), o);
-  });
+  SimRunOptions o;
+  o.workload.steps = 4;
+  o.control_plane = control_plane;
+  o.message_cost = MessageCost{overhead_s, 0};
+  return test::RunNullStepInChild(1, workers, o);
 }
 
 void CheckSteps(const StatusOr<SimResult>& r, double expected_s) {
-  INFO(r.status().ToString());
-  REQUIRE(r.ok());
-  REQUIRE(r->step_times_s.size() == 4);
-  for (double t : r->step_times_s) CHECK(t == Approx(expected_s).margin(5e-6));
+  test::CheckStepTimes(r, 4, expected_s);
 }
 
 TEST_CASE("N workers' updates queue at one parameter server at its per-message cost", "[sim]") {

@@ -96,30 +96,19 @@ TEST_CASE("A platform's send_serialize_bytes_per_s is read per host and checked"
   CHECK(text == "2500000000.000000 0");
 }
 
-
+// The dense null step with 25,000 floats (100 KB) each way, 3 steps.
 StatusOr<SimResult> DenseNullStep(int workers, double recv_bytes_per_s, double send_bytes_per_s) {
-  return test::RunSimInChild([=]() -> StatusOr<SimResult> {
-    auto g = Graph::FromGraphDef(fb::test::ParseGraph(test::NullStepGraphJson(25000)));
-    RETURN_IF_ERROR(g.status());
-    Simulation sim;
-    RETURN_IF_ERROR(sim.LoadPlatform(PlatformPath("star_4.xml")));
-    SimRunOptions o;
-    o.workload.ps = 1;
-    o.workload.replicas = workers;
-    o.workload.steps = 3;
-    MessageCost c;
-    c.serialize_bytes_per_s = recv_bytes_per_s;
-    c.send_bytes_per_s = send_bytes_per_s;
-    o.message_cost = c;
-    return sim.Run(**g, TableCosts({}, {{"w", 100000}, {"upd", 100000}}), o);
-  });
+  SimRunOptions o;
+  o.workload.steps = 3;
+  MessageCost c;
+  c.serialize_bytes_per_s = recv_bytes_per_s;
+  c.send_bytes_per_s = send_bytes_per_s;
+  o.message_cost = c;
+  return test::RunNullStepInChild(25000, workers, o);
 }
 
 void CheckSteps(const StatusOr<SimResult>& r, double expected_s) {
-  INFO(r.status().ToString());
-  REQUIRE(r.ok());
-  REQUIRE(r->step_times_s.size() == 3);
-  for (double t : r->step_times_s) CHECK(t == Approx(expected_s).margin(5e-6));
+  test::CheckStepTimes(r, 3, expected_s);
 }
 
 TEST_CASE("Sent messages are serialised on the sender's handler before they enter the links",

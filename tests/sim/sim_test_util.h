@@ -129,4 +129,37 @@ inline std::string LoadPlatformInChild(const std::string& path) {
 inline const char* kScalarConst =
     R"("attrs": {"value": {"tensor": {"dtype": "float", "shape": [], "values": [1]}}, "dtype": {"type": "float"}})";
 
+// The null step (NullStepGraphJson(floats): w and upd of 4 x floats bytes, no compute) on
+// star_4.xml with one parameter server and `workers` replicas, in a child process; `o` gives the
+// steps and the rest (message costs, control plane).
+inline StatusOr<SimResult> RunNullStepInChild(int64_t floats, int workers, SimRunOptions o) {
+  return RunSimInChild([=]() mutable -> StatusOr<SimResult> {
+    auto g = Graph::FromGraphDef(fb::test::ParseGraph(NullStepGraphJson(floats)));
+    RETURN_IF_ERROR(g.status());
+    Simulation sim;
+    RETURN_IF_ERROR(sim.LoadPlatform(PlatformPath("star_4.xml")));
+    o.workload.ps = 1;
+    o.workload.replicas = workers;
+    return sim.Run(**g, TableCosts({}, {{"w", 4 * floats}, {"upd", 4 * floats}}), o);
+  });
+}
+
+// Every one of `steps` step times of `r` is `expected_s` (within 5 us).
+inline void CheckStepTimes(const StatusOr<SimResult>& r, size_t steps, double expected_s) {
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  REQUIRE(r->step_times_s.size() == steps);
+  for (double t : r->step_times_s) CHECK(t == Approx(expected_s).margin(5e-6));
+}
+
+// One replica of a toy training step: read w, "gradient" g, w -= lr * g (ApplyGradientDescent,
+// colocated with w: on the parameter server). w is 250,000 floats (1 MB).
+inline const char* kToyTrainingStep = R"({"nodes": [
+  {"name": "w", "op": "Variable", "attrs": {"shape": {"shape": [250000]}, "dtype": {"type": "float"}}},
+  {"name": "lr", "op": "Const", "attrs": {"value": {"tensor": {"dtype": "float", "shape": [], "values": [0.1]}}, "dtype": {"type": "float"}}},
+  {"name": "read", "op": "Identity", "inputs": ["w"], "attrs": {"T": {"type": "float"}}},
+  {"name": "g", "op": "Identity", "inputs": ["read"], "attrs": {"T": {"type": "float"}}},
+  {"name": "apply", "op": "ApplyGradientDescent", "inputs": ["w", "lr", "g"], "attrs": {"T": {"type": "float"}}}
+]})";
+
 }  // namespace fb::sim::test

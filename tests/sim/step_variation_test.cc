@@ -25,18 +25,10 @@ using test::MakeGraph;
 using test::PlatformPath;
 using test::TableCosts;
 
-// One replica's toy training step: read w, "gradient" g (1 s on the worker), w -= lr * g (0.1 s
-// on the parameter server); w and g are 1 MB.
-const char* kToyModel = R"({"nodes": [
-  {"name": "w", "op": "Variable", "attrs": {"shape": {"shape": [250000]}, "dtype": {"type": "float"}}},
-  {"name": "lr", "op": "Const", "attrs": {"value": {"tensor": {"dtype": "float", "shape": [], "values": [0.1]}}, "dtype": {"type": "float"}}},
-  {"name": "read", "op": "Identity", "inputs": ["w"], "attrs": {"T": {"type": "float"}}},
-  {"name": "g", "op": "Identity", "inputs": ["read"], "attrs": {"T": {"type": "float"}}},
-  {"name": "apply", "op": "ApplyGradientDescent", "inputs": ["w", "lr", "g"], "attrs": {"T": {"type": "float"}}}
-]})";
-
+// The toy step with g 1 s on the worker and the update 0.1 s on the parameter server; w and g
+// are 1 MB.
 StatusOr<SimResult> RunToy(const WorkloadOptions& w, Simulation* sim) {
-  auto g = MakeGraph(kToyModel);
+  auto g = MakeGraph(test::kToyTrainingStep);
   RETURN_IF_ERROR(sim->LoadPlatform(PlatformPath("star_4.xml")));
   SimRunOptions opts;
   opts.workload = w;

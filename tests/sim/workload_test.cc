@@ -16,21 +16,13 @@ using test::MakeGraph;
 using test::PlatformPath;
 using test::TableCosts;
 
-// One replica of a toy training step: read w, "gradient" g (1 s), w -= lr * g (0.1 s on the PS).
-const char* kToyModel = R"({"nodes": [
-  {"name": "w", "op": "Variable", "attrs": {"shape": {"shape": [250000]}, "dtype": {"type": "float"}}},
-  {"name": "lr", "op": "Const", "attrs": {"value": {"tensor": {"dtype": "float", "shape": [], "values": [0.1]}}, "dtype": {"type": "float"}}},
-  {"name": "read", "op": "Identity", "inputs": ["w"], "attrs": {"T": {"type": "float"}}},
-  {"name": "g", "op": "Identity", "inputs": ["read"], "attrs": {"T": {"type": "float"}}},
-  {"name": "apply", "op": "ApplyGradientDescent", "inputs": ["w", "lr", "g"], "attrs": {"T": {"type": "float"}}}
-]})";
-
+// The toy step's costs: g 1 s, the update 0.1 s (on the PS); w, read and g are 1 MB.
 SimCosts ToyCosts() {
   return TableCosts({{"g", 1.0}, {"apply", 0.1}}, {{"w", 1000000}, {"read", 1000000}, {"g", 1000000}});
 }
 
 StatusOr<SimResult> RunToy(WorkloadOptions w, Simulation* sim) {
-  auto g = MakeGraph(kToyModel);
+  auto g = MakeGraph(test::kToyTrainingStep);
   RETURN_IF_ERROR(sim->LoadPlatform(PlatformPath("star_4.xml")));
   SimRunOptions opts;
   opts.workload = w;
@@ -117,7 +109,7 @@ TEST_CASE("The simulator places with the engine's placer", "[sim]") {
   Simulation sim;
   auto r = RunToy(ThreeReplicas(SyncMode::kSync, 1), &sim);
   REQUIRE(r.ok());
-  auto g = MakeGraph(kToyModel);
+  auto g = MakeGraph(test::kToyTrainingStep);
   ConstrainForParameterServers(g.get(), 1);
   REQUIRE(PlaceGraph(g.get(), sim.roles().placement_devices, "").ok());
   for (Node* n : g->nodes())
