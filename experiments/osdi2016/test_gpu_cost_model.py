@@ -57,7 +57,10 @@ class GpuCostModelTest(unittest.TestCase):
         ns, algo = gcm.conv_ns(r, DEVICE, eff)
         self.assertEqual(algo, "fft")
         self.assertAlmostEqual(ns / 1e3, 37.748736 + 11321344 / 75e3, places=6)
-        self.assertAlmostEqual(gcm.node_ns(r, DEVICE, eff), 1000 + ns)
+        # Plus TensorFlow's TransformFilter before the cuDNN call (NCHW, the default): the 5x5x64x64
+        # filter read and written, 819200 bytes at 75 GB/s = 10.922667 us, and its launch. The
+        # SAME padding of 5x5 on 12x12 totals 4 rows (even): no pad copy.
+        self.assertAlmostEqual(gcm.node_ns(r, DEVICE, eff), 2000 + ns + 819200 / 75)
         # 8 -> 8 channels: GEMM 1843200 FLOPs = 3.6864 us; FFT 294912 FLOPs = 0.589824 us plus
         # 338176 bytes = 4.509013 us: the GEMM.
         small = conv("Conv2D", 1843200, 1e4, "5x5", "1", "4x12x12x8", "4x12x12x8")
@@ -78,6 +81,73 @@ class GpuCostModelTest(unittest.TestCase):
         rows = [conv("Conv2D", 117964800, 1e4, "5x5", "1", *big),
                 conv("Conv2DBackpropFilter", 117964800, 1e4, "5x5", "2", *big), row("Relu", 0, 10)]
         self.assertEqual(gcm.algorithm_counts(rows, DEVICE, eff), {"fft": 1, "gemm": 1})
+
+    def test_layout_kernels_by_hand(self):
+        # GoogLeNet's conv1 at batch 2: 7x7 stride 2 SAME on 224x224x3 -> 112x112x64. Total
+        # padding (112 - 1) * 2 + 7 - 224 = 5 rows and columns, odd: PadInput copies the input
+        # into 225x225 (read 2*224*224*3, write 2*225*225*3 floats).
+        shapes = {"kernel": "7x7", "stride": "2", "x_shape": "2x224x224x3",
+                  "y_shape": "2x112x112x64"}
+        fwd = dict(row("Conv2D", 1.0, 1.0), **shapes)
+        filt, x, xp, y = 8.0 * 7 * 7 * 3 * 64, 2 * 224 * 224 * 3, 2 * 225 * 225 * 3, \
+            2 * 112 * 112 * 64
+        self.assertEqual(gcm.layout_kernels(fwd), [filt, 4.0 * (x + xp)])
+        self.assertEqual(gcm.layout_kernels(dict(fwd, op="Conv2DBackpropInput")),
+                         [filt, 4.0 * (x + xp)])
+        # NHWC adds the transposes: forward input (padded) and output; backward data output
+        # gradient and input gradient; backward filter output gradient and input (padded).
+        self.assertEqual(gcm.layout_kernels(fwd, "NHWC"),
+                         [filt, 4.0 * (x + xp), 8.0 * xp, 8.0 * y])
+        self.assertEqual(gcm.layout_kernels(dict(fwd, op="Conv2DBackpropInput"), "NHWC")[2:],
+                         [8.0 * y, 8.0 * x])
+        self.assertEqual(gcm.layout_kernels(dict(fwd, op="Conv2DBackpropFilter"), "NHWC")[2:],
+                         [8.0 * y, 8.0 * xp])
+        self.assertEqual(gcm.layout_kernels(fwd, None), [])
+        # VALID with nothing left over (AlexNet's conv1: 11x11 stride 4 on 227 -> 55) and a 3x3
+        # SAME stride 1 (2 rows): even, the filter transform only.
+        alex = dict(row("Conv2D", 1.0, 1.0), kernel="11x11", stride="4", x_shape="2x227x227x3",
+                    y_shape="2x55x55x64")
+        self.assertEqual(gcm.layout_kernels(alex), [8.0 * 11 * 11 * 3 * 64])
+        same3 = dict(row("Conv2DBackpropFilter", 1.0, 1.0), kernel="3x3", stride="1",
+                     x_shape="2x14x14x8", y_shape="2x14x14x16")
+        self.assertEqual(gcm.layout_kernels(same3), [8.0 * 9 * 8 * 16])
+        # A 1x1 stride-1 filter: through cuDNN in NCHW, cuBLAS directly in NHWC (no kernels).
+        one = dict(same3, kernel="1x1")
+        self.assertEqual(gcm.layout_kernels(one), [8.0 * 8 * 16])
+        self.assertEqual(gcm.layout_kernels(one, "NHWC"), [])
+        # Not a convolution, or no shapes: nothing.
+        self.assertEqual(gcm.layout_kernels(row("Relu", 1.0, 1.0)), [])
+        self.assertEqual(gcm.layout_kernels(dict(fwd, x_shape="")), [])
+
+    def test_layout_kernels_priced_as_memory_with_a_launch_each(self):
+        eff = dict(gcm.PRIOR_EFFICIENCIES, conv_fwd=0.5)
+        # 1x1 without FFT: GEMM 1e6 FLOPs at 0.5 TFLOP/s = 2 us; TransformFilter of 8x16 floats
+        # (1024 bytes at 75 GB/s = 13.653 ns) in memory; two launches of 1 us.
+        r = conv("Conv2D", 1e6, 1.0, "1x1", "1", "2x14x14x8", "2x14x14x16")
+        ms, parts = gcm.predict([r], DEVICE, eff)
+        self.assertAlmostEqual(parts["conv_fwd"], 0.002)
+        self.assertAlmostEqual(parts["memory"], 1024 / 75e9 * 1e3)
+        self.assertAlmostEqual(parts["launch"], 0.002)
+        bare = gcm.DEFAULT_PRICING._replace(data_format=None)
+        self.assertAlmostEqual(gcm.predict([r], DEVICE, eff, bare)[0], 0.003)
+
+    def test_fft_when_eligible_takes_the_slower_fft(self):
+        eff = dict(gcm.PRIOR_EFFICIENCIES, conv_fwd=0.5)
+        # The 8 -> 8 channel 5x5 of test_fft_chosen_when_faster_by_hand: the GEMM is faster, but
+        # "fft_when_eligible" takes the FFT (0.589824 + 4.509013 us).
+        small = conv("Conv2D", 1843200, 1e4, "5x5", "1", "4x12x12x8", "4x12x12x8")
+        first = gcm.DEFAULT_PRICING._replace(choice="fft_when_eligible")
+        ns, algo = gcm.conv_ns(small, DEVICE, eff, first)
+        self.assertEqual(algo, "fft")
+        self.assertAlmostEqual(ns / 1e3, 0.589824 + 338176 / 75e3, places=6)
+
+    def test_bad_pricing_is_an_error(self):
+        eff = dict(gcm.PRIOR_EFFICIENCIES, conv_fwd=0.5)
+        r = conv("Conv2D", 1e6, 1.0, "1x1", "1", "2x14x14x8", "2x14x14x16")
+        with self.assertRaisesRegex(gcm.CostModelError, "data_format 'NWHC': expected one of"):
+            gcm.predict([r], DEVICE, eff, gcm.DEFAULT_PRICING._replace(data_format="NWHC"))
+        with self.assertRaisesRegex(gcm.CostModelError, "algorithm choice 'best': expected"):
+            gcm.conv_ns(r, DEVICE, eff, gcm.DEFAULT_PRICING._replace(choice="best"))
 
     def test_calibration_recovers_the_efficiencies(self):
         fwd = [row("Conv2D", 4e9, 1e6, "5x5"), row("MatMul", 1e9, 1e6)]

@@ -9,7 +9,13 @@ report.md table "Mechanisms tried"); standalone:
 
 Variants (all on top of the cost model of ../gpu_cost_model.py unless said otherwise):
   gemm only        no FFT: every convolution an implicit GEMM at the calibrated efficiency
-  fft or gemm      the model of the run (cuDNN's faster algorithm per convolution)
+  fft or gemm      the model of the run (cuDNN's faster algorithm per convolution, NCHW with
+                   TensorFlow's filter transforms and odd-padding copies around each cuDNN call)
+  cuDNN only       the same without TensorFlow's kernels around the cuDNN calls (the model before)
+  NHWC             TensorFlow's NHWC path (before the scripts switched to NCHW in March 2016):
+                   transposes around each cuDNN call, 1x1 stride-1 filters through cuBLAS
+  FFT first        the FFT wherever cuDNN can use it, faster or not (what cuDNN R4's heuristic
+                   might do given TensorFlow's 4 GB workspace limit; its choices are undocumented)
   no bwd fft       the FFT for forward convolutions only
   tiles + waves    implicit GEMMs lose the tile and wave quantization of a 24-SM GPU (GTX Titan
                    X: 24 SMM, /work/shared/papers/osdi2016-benchmarks.md 2.1): the best of
@@ -71,24 +77,32 @@ def with_tiles(rows):
 
 
 def variants(device):
-    """(name, device, prior efficiencies, FFT directions when calibrating, FFT directions when
-    predicting, tiles + waves)."""
-    all_fft, fwd_fft = gcm.CONV_CLASSES, ("conv_fwd",)
+    """(name, device, prior efficiencies, pricing when calibrating, pricing when predicting,
+    tiles + waves)."""
+    run = gcm.DEFAULT_PRICING
+    no_fft, fwd_fft = run._replace(fft_classes=()), run._replace(fft_classes=("conv_fwd",))
+    bare, nhwc = run._replace(data_format=None), run._replace(data_format="NHWC")
+    fft_first = run._replace(choice="fft_when_eligible")
     prior = gcm.PRIOR_EFFICIENCIES
     return [
-        ("gemm only (no FFT)", device, prior, (), (), False),
-        ("FFT or GEMM (the run's model)", device, prior, all_fft, all_fft, False),
+        ("gemm only (no FFT)", device, prior, no_fft, no_fft, False),
+        ("FFT or GEMM, NCHW with TensorFlow's filter transforms and pad copies (the run's model)",
+         device, prior, run, run, False),
+        ("FFT or GEMM, cuDNN calls only (no TensorFlow layout kernels)", device, prior, bare, bare,
+         False),
+        ("FFT or GEMM, NHWC: transposes around each cuDNN call, 1x1 through cuBLAS", device,
+         prior, nhwc, nhwc, False),
+        ("FFT wherever cuDNN can use it (stride 1, filter > 1x1)", device, prior, fft_first,
+         fft_first, False),
         ("FFT for forward convolutions only", device, prior, fwd_fft, fwd_fft, False),
-        ("FFT or GEMM, tiles + waves on 24 SMs", device, prior, all_fft, all_fft, True),
-        ("FFT or GEMM, memory efficiency 0.6", device, dict(prior, memory=0.6), all_fft, all_fft,
+        ("FFT or GEMM, tiles + waves on 24 SMs", device, prior, run, run, True),
+        ("FFT or GEMM, memory efficiency 0.6", device, dict(prior, memory=0.6), run, run, False),
+        ("FFT or GEMM, memory efficiency 0.5", device, dict(prior, memory=0.5), run, run, False),
+        ("FFT or GEMM, 20 us per op", dict(device, launch_overhead_ns=20000), prior, run, run,
          False),
-        ("FFT or GEMM, memory efficiency 0.5", device, dict(prior, memory=0.5), all_fft, all_fft,
+        ("FFT or GEMM, 50 us per op", dict(device, launch_overhead_ns=50000), prior, run, run,
          False),
-        ("FFT or GEMM, 20 us per op", dict(device, launch_overhead_ns=20000), prior, all_fft,
-         all_fft, False),
-        ("FFT or GEMM, 50 us per op", dict(device, launch_overhead_ns=50000), prior, all_fft,
-         all_fft, False),
-        ("diagnostic: calibrated as the run, predicted without FFT", device, prior, all_fft, (),
+        ("diagnostic: calibrated as the run, predicted without FFT", device, prior, run, no_fft,
          False),
     ]
 
@@ -98,18 +112,18 @@ def table(work, device, pub, calibrate_on):
     lines = ["| variant | conv_fwd eff | conv_bwd eff | " + " | ".join(
         f"{LABELS[m]} fwd / fwd+bwd" for m in MODELS) + " |",
         "|---|---|---|" + "---|" * len(MODELS)]
-    for name, dev, prior, cal_fft, fft, tiles in variants(device):
+    for name, dev, prior, cal_pricing, pricing, tiles in variants(device):
         w = {k: with_tiles(v) if tiles else v for k, v in work.items()}
         try:
             eff = gcm.calibrate(w[(calibrate_on, "forward")], w[(calibrate_on, "forward-backward")],
-                                dev, *pub[calibrate_on], prior=prior, fft_classes=cal_fft)
+                                dev, *pub[calibrate_on], prior=prior, pricing=cal_pricing)
         except gcm.CostModelError as e:
             lines.append(f"| {name} | {e} |" + " |" * (len(MODELS) + 1))
             continue
         errs = []
         for m in MODELS:
-            f = gcm.predict(w[(m, "forward")], dev, eff, fft)[0] / pub[m][0] - 1
-            fb = gcm.predict(w[(m, "forward-backward")], dev, eff, fft)[0] / sum(pub[m]) - 1
+            f = gcm.predict(w[(m, "forward")], dev, eff, pricing)[0] / pub[m][0] - 1
+            fb = gcm.predict(w[(m, "forward-backward")], dev, eff, pricing)[0] / sum(pub[m]) - 1
             errs.append(f"{100 * f:+.0f}% / {100 * fb:+.0f}%")
         lines.append(f"| {name} | {eff['conv_fwd']:.2f} | {eff['conv_bwd_data']:.2f} | "
                      + " | ".join(errs) + " |")
