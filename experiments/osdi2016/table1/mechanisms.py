@@ -130,6 +130,36 @@ def table(work, device, pub, calibrate_on):
     return lines
 
 
+def needed_scales(rows_fwd, rows_fb, device, eff, published):
+    """{(part, pass): factor}: by how much the pass's convolution time ("conv") or memory-bound
+    time ("memory", TensorFlow's layout kernels included) alone would have to grow for the
+    simulated forward ("fwd") and backward ("bwd", forward+backward minus forward) times to equal
+    the published (forward_ms, backward_ms); below 1 means shrink. None where the part is 0."""
+    fwd_ms, f = gcm.predict(rows_fwd, device, eff)
+    fb_ms, fb = gcm.predict(rows_fb, device, eff)
+    parts = {("conv", "fwd"): f["conv_fwd"],
+             ("conv", "bwd"): fb["conv_bwd_data"] + fb["conv_bwd_filter"],
+             ("memory", "fwd"): f["memory"], ("memory", "bwd"): fb["memory"] - f["memory"]}
+    gap = {"fwd": published[0] - fwd_ms, "bwd": published[1] - (fb_ms - fwd_ms)}
+    return {k: (1 + gap[k[1]] / v if v > 0 else None) for k, v in parts.items()}
+
+
+def scale_table(work, device, pub, calibrate_on):
+    """Markdown lines: needed_scales() of every model with the run's efficiencies ("impossible"
+    where even a time of 0 for that part leaves the simulation slower than published)."""
+    eff = gcm.calibrate(work[(calibrate_on, "forward")], work[(calibrate_on, "forward-backward")],
+                        device, *pub[calibrate_on])
+    lines = ["| model | convolutions fwd | convolutions bwd | memory-bound fwd | "
+             "memory-bound bwd |", "|---|---|---|---|---|"]
+    for m in MODELS:
+        k = needed_scales(work[(m, "forward")], work[(m, "forward-backward")], device, eff, pub[m])
+        cells = ["-" if k[key] is None else f"x{k[key]:.2f}" if k[key] > 0 else "impossible"
+                 for key in
+                 (("conv", "fwd"), ("conv", "bwd"), ("memory", "fwd"), ("memory", "bwd"))]
+        lines.append(f"| {LABELS[m]} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def main():
     import yaml
     sys.path.insert(0, HERE)
@@ -153,6 +183,8 @@ def main():
                          f"--skip-cpu first (it writes the work CSVs)")
             work[(m, mode)] = gcm.load_work(path)
     print("\n".join(table(work, device, pub, cfg["sim"]["calibrate_on"])))
+    print()
+    print("\n".join(scale_table(work, device, pub, cfg["sim"]["calibrate_on"])))
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ def write_figure(path, rows, published, quick):
     plt.close(fig)
 
 
-def _why_googlenet(rows, cross):
+def _why_googlenet(rows, cross, scales):
     """The analysis of the GoogLeNet residual, with this run's numbers."""
     g = {r["mode"]: r for r in rows if r["kind"] == "sim" and r["model"] == "googlenet"}
     if set(g) != {"forward", "forward-backward"}:
@@ -61,35 +61,49 @@ def _why_googlenet(rows, cross):
     errs = [100 * e for m, e in cross.get("googlenet", {}).items() if m != "googlenet"]
     others = f"{min(errs):+.0f}% to {max(errs):+.0f}%" if errs else "far"
     paper_bwd = g["forward-backward"]["published_tf_ms"] - g["forward"]["published_tf_ms"]
+    row = next((line for line in scales if line.startswith("| GoogLeNet |")), "")
+    cells = [c.strip() for c in row.strip("|").split("|")][1:] if row else ["?"] * 4
     return [
-        "Why GoogLeNet was far off: its published time implies 3.0 TFLOP/s of direct-convolution "
-        "work against 6.2-8.0 for the others (osdi2016-benchmarks.md 1.5). The earlier model gave "
-        "every convolution with a filter larger than 1x1 the efficiency fitted on AlexNet (1.57 "
-        "forward, above 1 because cuDNN's FFT does fewer FLOPs than the direct count): right for "
-        "AlexNet's 5x5 on 27x27 (8x fewer FLOPs through the FFT), wrong for a strided 7x7/11x11 "
-        "and for GoogLeNet's 3x3/5x5 layers with few channels, where the transforms' traffic "
-        "dominates (it was -29% forward, -36% forward+backward). Pricing both algorithms from "
-        "the shapes and taking the faster makes the fitted efficiencies physical (below 1) and "
-        f"gives GoogLeNet {100 * g['forward']['error']:+.0f}% forward and "
-        f"{100 * g['forward-backward']['error']:+.0f}% forward+backward.", "",
-        "What is left is not explained by the other candidates, each calibrated on the same model "
-        "(table below): tile and wave quantization of the implicit GEMMs on 24 SMs changes "
-        "GoogLeNet by 2 points at most (at batch 128 the GEMMs have thousands of rows and a "
-        "32-wide tile fits the small channel counts); a lower memory efficiency or a larger per-op "
-        "overhead closes a few points only with a forward GEMM efficiency above 1 "
-        "(unphysical) or with Overfeat/VGG-A moving away. The diagnostic row locates the rest: "
-        "priced without any FFT at the efficiencies fitted on AlexNet (where the FFT is used), "
-        "GoogLeNet is within 15%, the others 36-94% too slow; so the published time is what "
-        "cuDNN R4 gives if GoogLeNet's 3x3/5x5 layers (56x56 to 7x7 maps, 16-192 input "
-        "channels) get little or none of the FFT speed-up that the transform-traffic model "
-        "grants them, while the large-channel layers of the others get it. The backward pass is "
-        "where the time "
-        f"is missing (simulated {bwd:.0f} ms, published {paper_bwd:.0f}): GoogLeNet's 37 1x1 "
-        "convolutions and small-channel 3x3/5x5 gradients run at rates that AlexNet's "
-        "large-channel gradients do not reveal. Torch with the same cuDNN R4 took 470 ms (Neon, "
-        "with its own kernels, 270), so it is the library's kernels on these shapes, not "
-        "TensorFlow; fitting it would need a calibration model with such layers (calibrating on "
-        f"GoogLeNet makes the others {others} off, last table)."]
+        "What TensorFlow ran (sources quoted in `gpu_cost_model.py`'s docstring): cuDNN R4 "
+        "(the TensorFlow team's own run of these scripts in March 2016, convnet-benchmarks pull "
+        "request #96; TensorFlow's install guide until September 2016), the scripts' NCHW "
+        "`data_format` (since that pull request), so TensorFlow's convolution ops did no "
+        "NHWC<->NCHW transposes and sent the 1x1 filters to cuDNN too (the cuBLAS shortcut is "
+        "NHWC-only); all three directions chose their algorithm with cuDNN's heuristics "
+        "(cudnnGet*Algorithm, *_SPECIFY_WORKSPACE_LIMIT, 4 GB by default; no cudnnFind, no "
+        "autotuning), so the FFT was open to the backward passes with any workspace; around "
+        "each cuDNN call TensorFlow transformed the filter layout and, for odd SAME padding "
+        "(GoogLeNet's 7x7/2 on 224), copied the input padded. The layer list of the script "
+        "(`benchmark_googlenet.py`) is ours: conv 7x7/2 64, pool, 1x1 64, 3x3 192, pool, "
+        "inception 3a-5b with the same widths, 3x3/1 max pool branch, 7x7 average pool, "
+        "1024->1000; no LRN, no auxiliary heads.", "",
+        "The model now prices those kernels (filter transforms and pad copies: under 1% of "
+        "GoogLeNet's time, mechanism table). GoogLeNet stays at "
+        f"{100 * g['forward']['error']:+.0f}% forward and "
+        f"{100 * g['forward-backward']['error']:+.0f}% forward+backward (backward simulated "
+        f"{bwd:.0f} ms, published {paper_bwd:.0f}). What the sources rule out (mechanism table "
+        "below): the per-convolution transposes suspected before were not run (NCHW); had they "
+        "been (the "
+        "NHWC row: TensorFlow's older path, which also sent 1x1 filters to cuBLAS), AlexNet "
+        "would calibrate to a forward efficiency above 1 and GoogLeNet would not move; taking "
+        "the FFT wherever cuDNN can (a guess at what the heuristic does with 4 GB, its choices "
+        "are undocumented) moves it by a few points. The scale table locates the gap: "
+        "GoogLeNet's "
+        f"convolutions would have to take {cells[0]} their simulated time forward and "
+        f"{cells[1]} backward (the same factor in both passes), its memory-bound kernels "
+        f"{cells[2]} and {cells[3]} (inconsistent), while the other two predictions need x0.8 "
+        "to x1.1 on their convolutions. So the missing time is in cuDNN R4's convolution "
+        "kernels on GoogLeNet's shapes "
+        "(37 1x1 and 19 3x3/5x5 with 16-192 input channels, on 56x56 to 7x7 maps), slower per FLOP "
+        "than on AlexNet's large-channel layers in every direction; Torch with the same cuDNN "
+        "R4 and exhaustive algorithm search took 470 ms (Neon, with its own kernels, 270), so "
+        "neither TensorFlow nor its heuristic choice is the cause. Fitting it would need a "
+        "calibration model with such layers (calibrating on GoogLeNet makes the others "
+        f"{others} off, last table). Not established from the stored sources: how TensorFlow's "
+        "BiasAddGrad reduced NCHW gradients on the GPU in April 2016 (an Eigen reduction over "
+        "axes 0, 2, 3 was slow then, tensorflow/tensorflow#1502); it would weigh most on "
+        "GoogLeNet's 57 small-channel biases but needs the backward memory-bound time x"
+        f"{cells[3].lstrip('x')} on its own."]
 
 
 def _sim_table(rows):
@@ -134,7 +148,7 @@ def _misses(rows, target):
     return out
 
 
-def write_report(path, rows, eff, device, cfg, cross, mechanisms, load, args):
+def write_report(path, rows, eff, device, cfg, cross, mechanisms, scales, load, args):
     cal = cfg["sim"]["calibrate_on"]
     lines = [
         "# OSDI 2016 Table 1 reproduction" + (" (--quick)" if args.quick else ""), "",
@@ -151,7 +165,10 @@ def write_report(path, rows, eff, device, cfg, cross, mechanisms, load, args):
         "(`build/flowbench-osdi-opwork`). Each convolution takes the faster of cuDNN's two "
         "algorithm families: an implicit GEMM (direct FLOPs) or, at stride 1 with a filter "
         "larger than 1x1, the FFT (a complex product per frequency bin plus the transforms' "
-        "traffic; formulas and sources in the module's docstring). The GEMM efficiencies are "
+        "traffic; formulas and sources in the module's docstring), plus the kernels "
+        "TensorFlow ran around each cuDNN call in the benchmark's NCHW layout (the filter's "
+        "layout transform, a padded copy of the input where SAME padding is odd), each "
+        "bandwidth-bound with its own launch. The GEMM efficiencies are "
         f"calibrated on **{LABELS[cal]}** (forward time gives conv_fwd, forward+backward gives "
         "the backward directions); matmul and memory keep priors:", "",
         "| class | efficiency |", "|---|---|"]
@@ -163,9 +180,13 @@ def write_report(path, rows, eff, device, cfg, cross, mechanisms, load, args):
     lines += ["", f"Forward+backward predictions (target: within {100 * cfg['sim']['target_error']:.0f}%):"]
     lines += _misses(rows, cfg["sim"]["target_error"])
     lines += ["", "Simulated ms by class:", ""] + _breakdown_table(rows)
-    lines += [""] + _why_googlenet(rows, cross)
+    lines += [""] + _why_googlenet(rows, cross, scales)
     lines += ["", "Mechanisms tried (`table1/mechanisms.py`; efficiencies calibrated on "
               f"{LABELS[cal]}, errors of forward / forward+backward):", ""] + mechanisms
+    lines += ["", "What it would take (`mechanisms.needed_scales`; the run's efficiencies): the "
+              "factor on one part of a pass, convolutions or memory-bound kernels, that alone "
+              "makes the simulated forward or backward time equal the published one:", ""]
+    lines += scales
     lines += ["", "Calibrating on each model in turn (rows: calibration model; columns: error of "
               "the forward+backward prediction):", "",
               "| calibrated on | " + " | ".join(LABELS[m] for m in MODELS) + " |",

@@ -38,6 +38,23 @@ class MechanismsTest(unittest.TestCase):
         self.assertAlmostEqual(out[0]["flops"], 3200.0 / (0.390625 / 24))
         self.assertEqual(out[1], relu)
 
+    def test_needed_scales_by_hand(self):
+        device = {"peak_flops_per_s": 1e12, "memory_bandwidth_bytes_per_s": 1e11,
+                  "launch_overhead_ns": 0}
+        eff = dict(mechanisms.gcm.PRIOR_EFFICIENCIES, conv_fwd=0.5, conv_bwd_data=0.5,
+                   conv_bwd_filter=0.5)
+        conv = {"op": "Conv2D", "kernel": "", "flops": 1e9, "bytes": 1.0}
+        relu = {"op": "Relu", "kernel": "", "flops": 0.0, "bytes": 7.5e7}
+        grad = dict(conv, op="Conv2DBackpropFilter")
+        # Forward: conv 2 ms + relu 1 ms = 3 ms; backward: conv 2 ms. Published 5 / 3 ms: the
+        # forward convolutions x2 (2 + 2 ms more) or the memory x3; backward conv x1.5; no
+        # backward memory (None).
+        k = mechanisms.needed_scales([conv, relu], [conv, relu, grad], device, eff, (5.0, 3.0))
+        self.assertAlmostEqual(k[("conv", "fwd")], 2.0)
+        self.assertAlmostEqual(k[("memory", "fwd")], 3.0)
+        self.assertAlmostEqual(k[("conv", "bwd")], 1.5)
+        self.assertIsNone(k[("memory", "bwd")])
+
 
 if __name__ == "__main__":
     unittest.main()
