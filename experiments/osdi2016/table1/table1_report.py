@@ -94,7 +94,7 @@ def _why_googlenet(rows, cross, scales):
         f"{cells[2]} and {cells[3]} (inconsistent), while the other two predictions need x0.8 "
         "to x1.1 on their convolutions. So the missing time is in cuDNN R4's convolution "
         "kernels on GoogLeNet's shapes "
-        "(37 1x1 and 19 3x3/5x5 with 16-192 input channels, on 56x56 to 7x7 maps), slower per FLOP "
+        "(37 1x1 and 19 3x3/5x5 with 16-192 input channels, 56x56 to 7x7 maps), slower per FLOP "
         "than on AlexNet's large-channel layers in every direction; Torch with the same cuDNN "
         "R4 and exhaustive algorithm search took 470 ms (Neon, with its own kernels, 270), so "
         "neither TensorFlow nor its heuristic choice is the cause. Fitting it would need a "
