@@ -34,6 +34,21 @@ class LmStepGraphTest(unittest.TestCase):
         self.assertEqual(flops, 6 * words * MODEL["projection"] * MODEL["vocab"])
         self.assertIn("^dh_2", ns["backward"]["inputs"])
 
+    def test_full_softmax_logits_round_trip_through_the_worker(self):
+        # The cross-entropy normalises over every shard's logits, on the worker: each PS sends
+        # its logits there and gets their gradient back before it computes dW_k and dh_k.
+        ps = 3
+        ns = nodes(g.step_graph(MODEL, ps, "full", 40, 1e9, 0.01, 0.02))
+        self.assertEqual(ns["xent"]["device"], "/job:worker")
+        for k in range(ps):
+            self.assertEqual(ns[f"lg_{k}"]["inputs"][0], f"logits_{k}")
+            self.assertEqual(ns[f"lg_{k}"]["device"], "/job:worker")
+            self.assertIn(f"^lg_{k}", ns["xent"]["inputs"])
+            self.assertEqual(ns[f"dlogits_{k}"]["device"], "/job:worker")
+            self.assertIn("^xent", ns[f"dlogits_{k}"]["inputs"])
+            self.assertEqual(ns[f"dsw_{k}"]["inputs"], [f"ht_{k}", f"dlogits_{k}"])
+            self.assertEqual(ns[f"dh_{k}"]["inputs"], [f"dlogits_{k}", f"swt_{k}"])
+
     def test_sampled_softmax_gathers_the_candidate_rows_on_the_ps(self):
         words, ps = 40, 4
         ns = nodes(g.step_graph(MODEL, ps, "sampled", words, 1e9, 0.01, 0.02))
