@@ -70,7 +70,9 @@ def write_report(path, real, sim, costs, cfg, load, args):
     g = costs.groups
     lines = [
         "# OSDI 2016 section 6.4: LSTM-512-512 language model (Figure 9)", "",
-        f"Command: `experiments/osdi2016/lstm_lm/run{' --quick' if args.quick else ''}`. "
+        f"Command: `experiments/osdi2016/lstm_lm/run{' --quick' if args.quick else ''}"
+        f"{' --sim-only ' + args.sim_only if getattr(args, 'sim_only', None) else ''}` "
+        f"(--sim-only: the profile named and the real rows of the previous run kept). "
         f"Load average (1, 5, 15 min) before the profile, before the real runs, before the "
         f"validation and at the end: {' | '.join(load)}.", "",
         "## Profile (this machine, one thread, 40,000 words)", "",
