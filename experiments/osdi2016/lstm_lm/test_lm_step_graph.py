@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Checks of lm_step_graph.py (CTest osdi2016_lstm_lm_step_graph): the PS-side softmax work, the
-candidate rows of the sampled softmax, the worker's compute time, the shards, and bad input."""
+candidate rows of the sampled softmax, the worker's compute time, the shards, and bad input; and
+of run's start spread, paper PS speed and --sim-only errors."""
 import importlib.machinery
 import importlib.util
 import os
