@@ -13,8 +13,13 @@ One replica's step, W words (batch x unroll), PS tasks k = 0..ps-1:
       K1 chosen so that its FLOPs at the host speed take the measured forward time.
   full softmax  the [P, V] weights sharded by columns over the PS tasks, and computed there
       ("TensorFlow can ... perform the multiplication and gradient calculation on the PS tasks"):
-      PS k receives h, computes logits_k = h @ W_k [W, V/ps], dW_k = hT @ logits_k and
-      dh_k = logits_k @ W_kT (3 x 2 W P V/ps FLOPs), applies dW_k and returns dh_k [W, P].
+      PS k receives h and computes logits_k = h @ W_k [W, V/ps]; the logits go to the worker,
+      which normalises over all V columns (softmax cross-entropy needs every shard's logits: in
+      2016 TensorFlow a Concat of the shards' products and SoftmaxCrossEntropyWithLogits on the
+      worker; modelled as two element-wise passes over each shard, memory-bound) and returns
+      dlogits_k [W, V/ps]; PS k computes dW_k = hT @ dlogits_k and dh_k = dlogits_k @ W_kT
+      (3 x 2 W P V/ps FLOPs in all), applies dW_k and returns dh_k [W, P]. Per worker step each
+      PS so receives h and dlogits_k and sends logits_k and dh_k.
   sampled softmax  the [V, P] weights sharded by rows; PS k gathers its share of the S + W
       candidate rows (the sampled and the true classes), the worker computes the sampled logits
       and their gradients (3 x 2 W P (S + 1) FLOPs, folded into its backward MatMul) and returns
@@ -110,13 +115,20 @@ def step_graph(m, ps, softmax, words, host_flops, fwd_s, bwd_s):
             nodes += [_var(f"sw_{k}", [P, cls[k]], dev), _var(f"swt_{k}", [cls[k], P], dev),
                       _var(f"ht_{k}", [P, words], dev)]
             nodes.append(_f("MatMul", f"logits_{k}", ["h", f"sw_{k}"], dev))
-            nodes.append(_f("MatMul", f"dsw_{k}", [f"ht_{k}", f"logits_{k}"], dev))
-            nodes.append(_f("MatMul", f"dh_{k}", [f"logits_{k}", f"swt_{k}"], dev))
-            nodes.append(_f("AssignAdd", f"sw_apply_{k}", [f"sw_{k}", f"dsw_{k}"]))
-            back.append(f"dh_{k}")
+            nodes.append(_f("Mul", f"lg_{k}", [f"logits_{k}", "one"], wk))
         elif cand[k] > 0:
             nodes.append(_var(f"sw_{k}", [cls[k], P], dev))
             back.append(_gather(nodes, f"cand_{k}", f"sw_{k}", cls[k], cand[k], dev))
+    if softmax == "full":
+        # The cross-entropy over all V columns: every shard's logits before any gradient.
+        nodes.append(_f("Mul", "xent", ["one", "one"] + [f"^lg_{k}" for k in range(ps)], wk))
+        for k in range(ps):
+            dev = f"/job:ps/task:{k}"
+            nodes.append(_f("Mul", f"dlogits_{k}", [f"lg_{k}", "half", "^xent"], wk))
+            nodes.append(_f("MatMul", f"dsw_{k}", [f"ht_{k}", f"dlogits_{k}"], dev))
+            nodes.append(_f("MatMul", f"dh_{k}", [f"dlogits_{k}", f"swt_{k}"], dev))
+            nodes.append(_f("AssignAdd", f"sw_apply_{k}", [f"sw_{k}", f"dsw_{k}"]))
+            back.append(f"dh_{k}")
     k2 = max(1, round(host_flops * bwd_s / (2.0 * words * P)))
     nodes.append(_var("w_bwd", [P, k2], wk))
     first = back[0] if softmax == "full" else "h"

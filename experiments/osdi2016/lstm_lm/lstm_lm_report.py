@@ -4,11 +4,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+PAPER_PS = "PS 8 IvyBridge cores"  # the setting whose PS speed is the paper's servers' (./run)
+
 
 def write_figure(path, sim, published, quick):
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
     for ax, softmax in zip(axes, ("full", "sampled")):
-        for setting, style in (("measured", "-"), ("PS calibrated", "--")):
+        for setting, style in (("measured", "-"), (PAPER_PS, ":"), ("PS calibrated", "--")):
             rows = [r for r in sim if r["softmax"] == softmax and r["setting"] == setting]
             for w in sorted({r["workers"] for r in rows}):
                 pts = sorted((r["ps"], r["words_per_s"]) for r in rows if r["workers"] == w)
@@ -46,7 +48,7 @@ def _sim_table(sim):
     ps_list = sorted({r["ps"] for r in sim})
     out = ["| PS speed | softmax | workers | " + " | ".join(f"{p} PS" for p in ps_list) + " |",
            "|---|---|---|" + "---|" * len(ps_list)]
-    for setting, softmax in (("measured", "full"), ("measured", "sampled"),
+    for setting, softmax in (("measured", "full"), ("measured", "sampled"), (PAPER_PS, "full"),
                              ("PS calibrated", "full")):
         for w in sorted({r["workers"] for r in sim}):
             by_ps = {r["ps"]: r for r in sim if r["softmax"] == softmax and r["workers"] == w
@@ -68,7 +70,9 @@ def write_report(path, real, sim, costs, cfg, load, args):
     g = costs.groups
     lines = [
         "# OSDI 2016 section 6.4: LSTM-512-512 language model (Figure 9)", "",
-        f"Command: `experiments/osdi2016/lstm_lm/run{' --quick' if args.quick else ''}`. "
+        f"Command: `experiments/osdi2016/lstm_lm/run{' --quick' if args.quick else ''}"
+        f"{' --sim-only ' + args.sim_only if getattr(args, 'sim_only', None) else ''}` "
+        f"(--sim-only: the profile named and the real rows of the previous run kept). "
         f"Load average (1, 5, 15 min) before the profile, before the real runs, before the "
         f"validation and at the end: {' | '.join(load)}.", "",
         "## Profile (this machine, one thread, 40,000 words)", "",
@@ -87,8 +91,10 @@ def write_report(path, real, sim, costs, cfg, load, args):
         "", "## Paper scale (simulated): words/s", "",
         f"Coarse step (lm_step_graph.py), {cfg['paper']['batch_per_worker']} x "
         f"{cfg['model']['unroll']} words per worker step, mode {cfg['paper']['mode']}. "
-        f"{sim[0]['note'] if sim else ''}. PS calibrated: "
-        f"{next((r['note'] for r in sim if r['setting'] != 'measured'), 'not run')}.", ""] + \
+        f"{sim[0]['note'] if sim else ''}. {PAPER_PS}: "
+        f"{next((r['note'] for r in sim if r['setting'] == PAPER_PS), 'not run')}. "
+        f"PS calibrated: "
+        f"{next((r['note'] for r in sim if r['setting'] == 'PS calibrated'), 'not run')}.", ""] + \
         _sim_table(sim) + [""]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -1,12 +1,27 @@
 #!/usr/bin/python3
 """Checks of lm_step_graph.py (CTest osdi2016_lstm_lm_step_graph): the PS-side softmax work, the
-candidate rows of the sampled softmax, the worker's compute time, the shards, and bad input."""
+candidate rows of the sampled softmax, the worker's compute time, the shards, and bad input; and
+of run's start spread, paper PS speed and --sim-only errors."""
+import importlib.machinery
+import importlib.util
 import os
+import subprocess
 import sys
+import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 import lm_step_graph as g  # noqa: E402
+
+
+def load_run():
+    """experiments/osdi2016/lstm_lm/run as a module (it has no .py suffix)."""
+    loader = importlib.machinery.SourceFileLoader("lstm_lm_run", os.path.join(HERE, "run"))
+    spec = importlib.util.spec_from_loader("lstm_lm_run", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
 
 MODEL = {"vocab": 1000, "embedding": 16, "cells": 16, "projection": 8, "num_sampled": 50}
 
@@ -33,6 +48,21 @@ class LmStepGraphTest(unittest.TestCase):
         flops = sum(3 * 2 * words * MODEL["projection"] * c for c in cols)
         self.assertEqual(flops, 6 * words * MODEL["projection"] * MODEL["vocab"])
         self.assertIn("^dh_2", ns["backward"]["inputs"])
+
+    def test_full_softmax_logits_round_trip_through_the_worker(self):
+        # The cross-entropy normalises over every shard's logits, on the worker: each PS sends
+        # its logits there and gets their gradient back before it computes dW_k and dh_k.
+        ps = 3
+        ns = nodes(g.step_graph(MODEL, ps, "full", 40, 1e9, 0.01, 0.02))
+        self.assertEqual(ns["xent"]["device"], "/job:worker")
+        for k in range(ps):
+            self.assertEqual(ns[f"lg_{k}"]["inputs"][0], f"logits_{k}")
+            self.assertEqual(ns[f"lg_{k}"]["device"], "/job:worker")
+            self.assertIn(f"^lg_{k}", ns["xent"]["inputs"])
+            self.assertEqual(ns[f"dlogits_{k}"]["device"], "/job:worker")
+            self.assertIn("^xent", ns[f"dlogits_{k}"]["inputs"])
+            self.assertEqual(ns[f"dsw_{k}"]["inputs"], [f"ht_{k}", f"dlogits_{k}"])
+            self.assertEqual(ns[f"dh_{k}"]["inputs"], [f"dlogits_{k}", f"swt_{k}"])
 
     def test_sampled_softmax_gathers_the_candidate_rows_on_the_ps(self):
         words, ps = 40, 4
@@ -63,6 +93,27 @@ class LmStepGraphTest(unittest.TestCase):
         ns = nodes(g.step_graph(MODEL, 8, "full", 3, 1e9, 0.01, 0.01))
         self.assertIn("emb_2_rows", ns)
         self.assertNotIn("emb_3_rows", ns)
+
+    def test_start_spread_and_paper_ps_speed(self):
+        run = load_run()
+        self.assertEqual(run.start_spread({"start_spread": "worker_step"}, 0.9), 0.9)
+        self.assertEqual(run.start_spread({"start_spread": 0.25}, 0.9), 0.25)
+        self.assertEqual(run.start_spread({}, 0.9), 0)
+        with self.assertRaisesRegex(Exception, "paper.start_spread must be worker_step or "
+                                               "seconds >= 0, got 'soon'"):
+            run.start_spread({"start_spread": "soon"}, 0.9)
+        cfg = {"paper": {"paper_ps": {"cores": 8, "flops_per_cycle": 16,
+                                      "this_machine_flops_per_cycle": 64, "clock_ratio": 1.0}}}
+        self.assertAlmostEqual(run.paper_ps_speed(cfg, 104.7e9), 209.4e9)
+
+    def test_sim_only_names_what_it_lacks(self):
+        with tempfile.TemporaryDirectory() as d:
+            missing = os.path.join(d, "nope.h5")
+            out = subprocess.run([sys.executable, os.path.join(HERE, "run"), "--quick",
+                                  "--sim-only", missing, "--out", d],
+                                 capture_output=True, text=True)
+            self.assertNotEqual(out.returncode, 0)
+            self.assertIn(f"profile '{missing}' does not exist", out.stderr)
 
     def test_bad_input_is_named(self):
         with self.assertRaisesRegex(ValueError, "softmax must be full or sampled, got 'hier'"):

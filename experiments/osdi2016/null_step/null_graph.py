@@ -8,6 +8,11 @@ explicitly, so the simulator's workload keeps them, sim/workload.h): for each sh
   sparse        table_k [rows/ps, 64] on the PS, Gather of its share of the 32 rows on the PS
                 (the lookup happens where the table is), Mul on the worker, AssignAdd into a
                 [rows_k, 64] accumulator on the PS (as benchmarks/mpi/null_step_bench.cc does).
+                The row ids are the worker's (2016 TensorFlow's embedding_lookup over a sharded
+                table: the worker partitions the step's ids by shard, DynamicPartition, and sends
+                each PS its share; the PS gathers and later applies the sparse gradient,
+                ScatterSub with the same ids, whose Recv the partitioner shares): each PS
+                receives two messages per worker step (ids, gradient rows), a scalar PS one.
 With `flowbench sim --replicas N --ps 16 --mode sync` every worker runs the worker part and each
 PS sums the N updates once per step.
 """
@@ -54,7 +59,8 @@ def null_step_graph(kind, model_bytes, ps):
             nodes.append(_node(f"table_{k}", "Variable", attrs=_shape([shard_rows, EMBEDDING_DIM]),
                                device=dev))
             nodes.append(_const(f"idx_{k}", "int32", [picked],
-                                [(i * 7919) % shard_rows for i in range(picked)], dev))
+                                [(i * 7919) % shard_rows for i in range(picked)],
+                                "/job:worker"))
             nodes.append(_node(f"lookup_{k}", "Gather", [f"table_{k}", f"idx_{k}"],
                                {"Tparams": {"type": "float"}, "Tindices": {"type": "int32"}},
                                device=dev))

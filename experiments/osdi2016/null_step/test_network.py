@@ -31,6 +31,17 @@ class NetworkTest(unittest.TestCase):
         plain = self.platform(message_overhead_ns=74000)
         self.assertNotIn("serialize_bytes_per_s", plain)
 
+    def test_sparse_ids_come_from_the_worker(self):
+        # 2016 embedding_lookup: the worker partitions the ids and sends each PS its share; the
+        # PS gathers with them (a PS-side Const would save the PS one message per worker step).
+        g = {n["name"]: n for n in null_graph.null_step_graph("sparse", 1 << 20, 16)["nodes"]}
+        for k in range(16):
+            self.assertEqual(g[f"idx_{k}"]["device"], "/job:worker")
+            self.assertEqual(g[f"lookup_{k}"]["inputs"], [f"table_{k}", f"idx_{k}"])
+            self.assertEqual(g[f"lookup_{k}"]["device"], f"/job:ps/task:{k}")
+        ids = sum(len(g[f"idx_{k}"]["attrs"]["value"]["tensor"]["values"]) for k in range(16))
+        self.assertEqual(ids, null_graph.SPARSE_ROWS)
+
     def test_negative_host_rate_is_refused_by_name(self):
         with self.assertRaisesRegex(ValueError, "host_bytes_per_s must be >= 0, got -1"):
             self.platform(host_bytes_per_s=-1)
