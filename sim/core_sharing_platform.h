@@ -23,13 +23,13 @@ struct SharedCores {
 // The weight of a waiting MPI rank of flowbench's runtime in the sharing of this machine's cores
 // (sim/core_sharing.h, wait_core_weight), against 1 for a computing thread: what `flowbench
 // sim-platform mpi-node|emulated` writes unless --wait-core-weight says otherwise. Measured on
-// this 2-core machine (Linux 6.18, Open MPI 4.1.4, 2026-11-26, load average 6.6-14.6) with
+// this 2-core machine (Linux 6.18, Open MPI 4.1.4, 2026-11-26, load average 5.9-14.6) with
 // analysis/mpi_rank_cpu.py (each thread's exact scheduler runtime): in `mpirun -np 4 flowbench
 // dist-train --mode sync` (1 ps, 3 workers) the parameter server, which waits for most of each
-// step (its main thread polling in DriveUntil), took 1.05, 1.17, 1.35 and 1.9 times the CPU of a
-// worker's computing thread in four runs (median 1.26; an upper bound, as a worker also waits
-// for part of its step): 1, one polling thread taking a contested core like a computing one
-// (docs/simulator.md, "Shared cores: waiting ranks").
+// step (its main thread polling in DriveUntil), took 0.54, 1.05, 1.17, 1.35 and 1.9 times the
+// CPU of a worker's computing thread in five runs (median 1.17; an upper bound, as a worker also
+// waits for part of its step): 1, one polling thread taking a contested core like a computing
+// one (docs/simulator.md, "Shared cores: waiting ranks").
 inline constexpr double kMpiWaitCoreWeight = 1.0;
 // The largest wait_core_weight: a rank polling with as many threads.
 inline constexpr double kMaxWaitCoreWeight = 8;
