@@ -34,9 +34,9 @@ StatusOr<double> ReadWaitWeight(const sg4::Host& host, const char* machine) {
   const double w = std::strtod(text, &end);
   if (end == text || *end != '\0' || errno == ERANGE || !(w >= 0 && w <= kMaxWaitCoreWeight))
     return InvalidArgument("host '", host.get_name(),
-                           "': property wait_core_weight must be a number in [0, ", kMaxWaitCoreWeight, "] (a waiting "
-                           "rank's weight in the sharing of the cores, against 1 for a computing "
-                           "thread), got '", text, "'");
+                           "': property wait_core_weight must be a number in [0, ",
+                           kMaxWaitCoreWeight, "] (a waiting rank's weight in the sharing of the "
+                           "cores, against 1 for a computing thread), got '", text, "'");
   return w;
 }
 
@@ -91,7 +91,8 @@ void ExecuteOnDevice(const SimDevice& device, double flops) {
   for (int t = 0; t < threads; ++t)
     execs.push_back(sg4::this_actor::exec_init(core_flops)->set_host(machine));
   WaitPolling* polling = device.cores.polling.get();
-  if (polling != nullptr && polling->computing++ == 0 && polling->poller) polling->poller->suspend();
+  if (polling != nullptr && polling->computing++ == 0 && polling->poller)
+    polling->poller->suspend();
   for (const sg4::ExecPtr& e : execs) e->start();
   for (const sg4::ExecPtr& e : execs) e->wait();
   if (polling != nullptr && --polling->computing == 0 && polling->poller)

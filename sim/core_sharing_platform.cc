@@ -51,7 +51,8 @@ Status CheckSharedCores(const SharedCores& sharing, const std::string& what) {
                            kMaxSharedCores, ", got ", sharing.exec_threads);
   if (!(sharing.wait_core_weight >= 0 && sharing.wait_core_weight <= kMaxWaitCoreWeight))
     return InvalidArgument(what, ": the weight of a waiting device in the sharing of the cores "
-                           "must be in [0, ", kMaxWaitCoreWeight, "], got ", sharing.wait_core_weight);
+                           "must be in [0, ", kMaxWaitCoreWeight, "], got ",
+                           sharing.wait_core_weight);
   return Status::OK();
 }
 

@@ -49,7 +49,8 @@ std::string SharedMachineHostXml(double flops_per_core, int cores, const std::st
 std::string SharesCoresPropsXml(const SharedCores& sharing, const std::string& indent);
 
 // InvalidArgument naming `what` unless sharing.cores is in [0, kMaxSharedCores],
-// sharing.exec_threads in [1, kMaxSharedCores] and sharing.wait_core_weight in [0, kMaxWaitCoreWeight].
+// sharing.exec_threads in [1, kMaxSharedCores] and sharing.wait_core_weight in [0,
+// kMaxWaitCoreWeight].
 Status CheckSharedCores(const SharedCores& sharing, const std::string& what);
 
 // This machine's online cores (std::thread::hardware_concurrency, at least 1): the default of

@@ -71,7 +71,7 @@ double StepTime(const std::string& platform, const std::string& graph_json, int 
 
 constexpr double kHop = 2e-6;  // k0 -> w: two 1 us links, 4 bytes at 1e15 B/s
 
-TEST_CASE("A waiting device polling with weight w slows 3 computing devices on 2 cores to 2 / (3 + w) of a core",
+TEST_CASE("A waiting device polling with weight w gives 3 computing devices 2 over 3 + w cores",
           "[sim][core_sharing][wait_polling]") {
   fb::test::TempDir dir;
   // 3 threads computing and one device waiting on 2 cores: each kernel gets 2 / (3 + w) of a
