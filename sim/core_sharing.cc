@@ -2,7 +2,6 @@
 
 #include <simgrid/s4u.hpp>
 
-#include <cmath>
 
 #include <algorithm>
 #include <cerrno>
