@@ -2,7 +2,6 @@
 
 #include <simgrid/s4u.hpp>
 
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
