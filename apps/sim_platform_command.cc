@@ -12,7 +12,9 @@
 //                                    (`train --devices cpu:4`), each as BASE's (this_machine.xml)
 // mpi-node, emulated and cpu-devices describe devices that share this machine's cores
 // (sim/core_sharing.h): --cores N|nproc (default nproc: the online cores); 0: a whole CPU each;
-// --exec-threads T: the cores one execution of a device may use (default 1).
+// --exec-threads T: the cores one execution of a device may use (default 1); --wait-core-weight W:
+// a waiting device's weight in the sharing (default: sim::kMpiWaitCoreWeight for the MPI ranks of
+// mpi-node and emulated, 0 for the devices of one process, cpu-devices).
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -134,7 +136,9 @@ StatusOr<std::string> CpuDevicesXml(const std::vector<std::string>& parts,
   return sim::LocalCpuDevicesXml(devices, d.desc.peak_flops_per_s, props, sharing);
 }
 
-StatusOr<std::string> GenerateXml(const std::string& spec, const sim::SharedCores& sharing) {
+// `weight_given`: --wait-core-weight was on the command line (else cpu-devices writes none).
+StatusOr<std::string> GenerateXml(const std::string& spec, const sim::SharedCores& sharing,
+                                  bool weight_given) {
   if (spec.rfind("profile:", 0) == 0) return CalibratedXml(spec);
   std::vector<std::string> parts;
   for (size_t start = 0;;) {
@@ -156,7 +160,11 @@ StatusOr<std::string> GenerateXml(const std::string& spec, const sim::SharedCore
     return sim::MpiNodeXml(jobs, kThisMachineCpu, "shm", sharing);
   }
   if (parts[0] == "emulated") return EmulatedXml(parts, sharing);
-  if (parts[0] == "cpu-devices") return CpuDevicesXml(parts, sharing);
+  if (parts[0] == "cpu-devices") {
+    sim::SharedCores one_process = sharing;  // no MPI progress unless asked for
+    if (!weight_given) one_process.wait_core_weight = 0;
+    return CpuDevicesXml(parts, one_process);
+  }
   if (parts.size() == 3 && parts[0] == "cpu") {
     ASSIGN_OR_RETURN(double flops, ParseRate(parts[1], "FLOPS"));
     ASSIGN_OR_RETURN(double membw, ParseRate(parts[2], "MEMBW"));
@@ -168,8 +176,8 @@ StatusOr<std::string> GenerateXml(const std::string& spec, const sim::SharedCore
 }
 
 Status GeneratePlatform(const std::string& spec, const std::string& out_path,
-                        const sim::SharedCores& sharing) {
-  StatusOr<std::string> xml = GenerateXml(spec, sharing);
+                        const sim::SharedCores& sharing, bool weight_given) {
+  StatusOr<std::string> xml = GenerateXml(spec, sharing, weight_given);
   if (!xml.ok())
     return Status(xml.status().code(), "platform spec '" + spec + "': " + xml.status().message());
   // What is written must load: the checks `flowbench sim` makes before SimGrid reads it.
@@ -184,6 +192,7 @@ FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
   static std::string out;
   static std::string cores = "nproc";
   static int exec_threads = 1;
+  static double wait_weight = sim::kMpiWaitCoreWeight;
   auto* cmd = app->add_subcommand("sim-platform", "Generate a SimGrid platform XML");
   cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:ps=1,worker=3, "
                  "emulated:N:RATE:DELAY[:star|two-level][:JOBS] (scripts/cluster's network) or "
@@ -196,11 +205,18 @@ FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
                   "with --cores: the cores one execution of a device may use (its threads; "
                   "default 1)")
       ->check(IntRange(1, sim::kMaxSharedCores));
-  cmd->callback([] {
+  auto* weight = cmd->add_option(
+      "--wait-core-weight", wait_weight,
+      "with --cores: a waiting device's weight in the sharing of the cores against 1 for a "
+      "computing thread, in [0, 8] (its MPI progress polling; default " +
+          std::to_string(sim::kMpiWaitCoreWeight).substr(0, 4) +
+          ", measured, for mpi-node and emulated; 0 for cpu-devices)")
+      ->check(FiniteRange(0, sim::kMaxWaitCoreWeight));
+  cmd->callback([weight] {
     StatusOr<int> n = cores == "nproc" ? sim::MachineCores() : ParseInt(cores, "--cores");
-    const sim::SharedCores sharing{n.ok() ? *n : 0, exec_threads};
+    const sim::SharedCores sharing{n.ok() ? *n : 0, exec_threads, wait_weight};
     Status s = n.ok() ? sim::CheckSharedCores(sharing, "--cores") : n.status();
-    if (s.ok()) s = GeneratePlatform(spec, out, sharing);
+    if (s.ok()) s = GeneratePlatform(spec, out, sharing, weight->count() > 0);
     if (!s.ok()) Fail("sim-platform", s);
   });
 });

@@ -16,3 +16,7 @@ add_executable(flowbench-mpi-bench ${PROJECT_SOURCE_DIR}/benchmarks/mpi/p2p_benc
 target_link_libraries(flowbench-mpi-bench PRIVATE ${FB_ALL_LIBS})
 add_executable(flowbench-mpi-null-step ${PROJECT_SOURCE_DIR}/benchmarks/mpi/null_step_bench.cc)
 target_link_libraries(flowbench-mpi-null-step PRIVATE ${FB_ALL_LIBS})
+# What a waiting rank costs computing ranks on shared cores (docs/simulator.md): MPI only.
+add_executable(flowbench-mpi-wait-cpu ${PROJECT_SOURCE_DIR}/benchmarks/mpi/wait_cpu_bench.cc)
+target_link_libraries(flowbench-mpi-wait-cpu PRIVATE MPI::MPI_C)
+target_compile_definitions(flowbench-mpi-wait-cpu PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)

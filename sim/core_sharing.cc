@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core_sharing_platform.h"
 #include "sim/platform.h"
 
 namespace sg4 = simgrid::s4u;
@@ -16,6 +17,26 @@ namespace fb::sim {
 namespace {
 
 constexpr long kMaxExecThreads = 65536;
+// The poller's Execs: an hour of one core each, renewed forever (the actor is a daemon).
+constexpr double kPollChunkS = 3600;
+
+StatusOr<double> ReadWaitWeight(const sg4::Host& host, const char* machine) {
+  const char* text = host.get_property("wait_core_weight");
+  if (text == nullptr) return 0.0;
+  if (machine == nullptr)
+    return InvalidArgument("host '", host.get_name(),
+                           "': property wait_core_weight needs shares_cores_with (a waiting "
+                           "device on its own host takes no core from another)");
+  errno = 0;
+  char* end = nullptr;
+  const double w = std::strtod(text, &end);
+  if (end == text || *end != '\0' || errno == ERANGE || !(w >= 0 && w <= kMaxWaitCoreWeight))
+    return InvalidArgument("host '", host.get_name(),
+                           "': property wait_core_weight must be a number in [0, ",
+                           kMaxWaitCoreWeight, "] (a waiting rank's weight in the sharing of the "
+                           "cores, against 1 for a computing thread), got '", text, "'");
+  return w;
+}
 
 }  // namespace
 
@@ -48,6 +69,8 @@ StatusOr<CoreShare> ReadCoreShare(const sg4::Host& host, const sg4::Engine& engi
                              kMaxExecThreads, "], got '", threads, "'");
     share.exec_threads = static_cast<int>(v);
   }
+  ASSIGN_OR_RETURN(share.wait_weight, ReadWaitWeight(host, machine));
+  if (share.wait_weight > 0) share.polling = std::make_shared<WaitPolling>();
   return share;
 }
 
@@ -65,8 +88,38 @@ void ExecuteOnDevice(const SimDevice& device, double flops) {
   std::vector<sg4::ExecPtr> execs;
   for (int t = 0; t < threads; ++t)
     execs.push_back(sg4::this_actor::exec_init(core_flops)->set_host(machine));
+  WaitPolling* polling = device.cores.polling.get();
+  if (polling != nullptr && polling->computing++ == 0 && polling->poller)
+    polling->poller->suspend();
   for (const sg4::ExecPtr& e : execs) e->start();
   for (const sg4::ExecPtr& e : execs) e->wait();
+  if (polling != nullptr && --polling->computing == 0 && polling->poller)
+    polling->poller->resume();
+}
+
+WaitPollingScope::WaitPollingScope(const SimDevice& device) : device_(device) {
+  WaitPolling* polling = device.cores.polling.get();
+  if (polling == nullptr || polling->actors++ > 0) return;
+  sg4::Host* machine = device.cores.machine;
+  const double weight = device.cores.wait_weight;
+  polling->computing = 0;
+  polling->poller = sg4::Actor::create("poll:" + device.host_name, device.host, [machine, weight] {
+    for (;;) {
+      sg4::ExecPtr e = sg4::this_actor::exec_init(kPollChunkS * machine->get_speed());
+      e->set_host(machine);
+      e->set_priority(weight);
+      e->start();
+      e->wait();
+    }
+  });
+  polling->poller->daemonize();
+}
+
+WaitPollingScope::~WaitPollingScope() {
+  WaitPolling* polling = device_.cores.polling.get();
+  if (polling == nullptr || --polling->actors > 0) return;
+  if (polling->poller) polling->poller->kill();
+  polling->poller = nullptr;
 }
 
 }  // namespace fb::sim

@@ -36,7 +36,10 @@ std::string SharedMachineHostXml(double flops_per_core, int cores, const std::st
 
 std::string SharesCoresPropsXml(const SharedCores& sharing, const std::string& indent) {
   return Prop(indent, "shares_cores_with", kSharedMachineHost) +
-         Prop(indent, "exec_threads", std::to_string(sharing.exec_threads));
+         Prop(indent, "exec_threads", std::to_string(sharing.exec_threads)) +
+         (sharing.wait_core_weight > 0
+              ? Prop(indent, "wait_core_weight", Num(sharing.wait_core_weight))
+              : std::string());
 }
 
 Status CheckSharedCores(const SharedCores& sharing, const std::string& what) {
@@ -46,6 +49,10 @@ Status CheckSharedCores(const SharedCores& sharing, const std::string& what) {
   if (sharing.exec_threads < 1 || sharing.exec_threads > kMaxSharedCores)
     return InvalidArgument(what, ": the threads of a device's execution must be 1 to ",
                            kMaxSharedCores, ", got ", sharing.exec_threads);
+  if (!(sharing.wait_core_weight >= 0 && sharing.wait_core_weight <= kMaxWaitCoreWeight))
+    return InvalidArgument(what, ": the weight of a waiting device in the sharing of the cores "
+                           "must be in [0, ", kMaxWaitCoreWeight, "], got ",
+                           sharing.wait_core_weight);
   return Status::OK();
 }
 
@@ -68,7 +75,8 @@ StatusOr<std::string> LocalCpuDevicesXml(int devices, double flops_per_s,
     if (!PlainXmlText(id) || !PlainXmlText(value))
       return InvalidArgument("host property '", id, "' = '", value,
                              "': names and values with <, >, &, or quotes are not copied");
-    if (id != "device_name" && id != "shares_cores_with" && id != "exec_threads")
+    if (id != "device_name" && id != "shares_cores_with" && id != "exec_threads" &&
+        id != "wait_core_weight")
       props_xml += Prop("      ", id, value);
   }
   std::ostringstream s;

@@ -12,11 +12,27 @@ namespace fb::sim {
 // How the devices of a generated platform share one machine's cores: `cores` > 0 cores (0: no
 // sharing, every device has a whole CPU), each execution of a device on up to `exec_threads` of
 // them (the device's threads: `flowbench train --threads T --devices cpu:N` gives each device
-// max(1, T / N); dist-train ranks and emulated hosts run with --threads).
+// max(1, T / N); dist-train ranks and emulated hosts run with --threads), and, when
+// `wait_core_weight` > 0, a waiting device polling with that weight (sim/core_sharing.h).
 struct SharedCores {
   int cores = 0;
   int exec_threads = 1;
+  double wait_core_weight = 0;
 };
+
+// The weight of a waiting MPI rank of flowbench's runtime in the sharing of this machine's cores
+// (sim/core_sharing.h, wait_core_weight), against 1 for a computing thread: what `flowbench
+// sim-platform mpi-node|emulated` writes unless --wait-core-weight says otherwise. Measured on
+// this 2-core machine (Linux 6.18, Open MPI 4.1.4, 2026-11-26, load average 5.9-14.6) with
+// analysis/mpi_rank_cpu.py (each thread's exact scheduler runtime): in `mpirun -np 4 flowbench
+// dist-train --mode sync` (1 ps, 3 workers) the parameter server, which waits for most of each
+// step (its main thread polling in DriveUntil), took 0.54, 1.05, 1.17, 1.35 and 1.9 times the
+// CPU of a worker's computing thread in five runs (median 1.17; an upper bound, as a worker also
+// waits for part of its step): 1, one polling thread taking a contested core like a computing
+// one (docs/simulator.md, "Shared cores: waiting ranks").
+inline constexpr double kMpiWaitCoreWeight = 1.0;
+// The largest wait_core_weight: a rank polling with as many threads.
+inline constexpr double kMaxWaitCoreWeight = 8;
 
 // Host id of the machine whose cores the devices of a generated platform share.
 inline constexpr const char* kSharedMachineHost = "machine";
@@ -27,12 +43,14 @@ inline constexpr int kMaxSharedCores = 4096;
 // execution is scaled to its own speed, sim/core_sharing.h).
 std::string SharedMachineHostXml(double flops_per_core, int cores, const std::string& indent);
 
-// The properties `shares_cores_with` (kSharedMachineHost) and `exec_threads` of a device that
-// shares the machine's cores, one <prop> per line with `indent`.
+// The properties `shares_cores_with` (kSharedMachineHost), `exec_threads` and (when > 0)
+// `wait_core_weight` of a device that shares the machine's cores, one <prop> per line with
+// `indent`.
 std::string SharesCoresPropsXml(const SharedCores& sharing, const std::string& indent);
 
-// InvalidArgument naming `what` unless sharing.cores is in [0, kMaxSharedCores] and
-// sharing.exec_threads in [1, kMaxSharedCores].
+// InvalidArgument naming `what` unless sharing.cores is in [0, kMaxSharedCores],
+// sharing.exec_threads in [1, kMaxSharedCores] and sharing.wait_core_weight in [0,
+// kMaxWaitCoreWeight].
 Status CheckSharedCores(const SharedCores& sharing, const std::string& what);
 
 // This machine's online cores (std::thread::hardware_concurrency, at least 1): the default of

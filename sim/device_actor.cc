@@ -558,6 +558,8 @@ class DeviceActor {
 }  // namespace
 
 void RunDeviceActor(ReplayState* state, int32_t slot) {
+  // A waiting rank polls (sim/core_sharing.h): from the actor's start to its end.
+  WaitPollingScope polling((*state->devices)[state->slots[slot].device]);
   DeviceActor actor(state, slot);
   actor.Run();
 }

@@ -19,6 +19,12 @@ dist-train  `flowbench dist-train --mode sync --cluster ps=1,worker=hosts-1`, tr
             of the run on the emulated hosts (its own trace). --one-host-transport tcp: the
             one-host run over TCP on the loopback device instead of shared memory (its trace then
             holds the CPU Open MPI's TCP transport takes, as on the emulated hosts).
+            --profile P: also predicts each case from a ONE-PROCESS profile (`flowbench profile
+            --models MODEL --batch-sizes 16,64 --threads 1`, recorded into P first unless it
+            exists) on `sim-platform emulated:... --cores nproc` (the hosts sharing this
+            machine's cores) with each --wait-core-weights weight of a waiting rank
+            (sim/core_sharing.h): columns predicted_w<W>_ms and error_w<W> in results.csv and
+            one line per weight in report.md, against the same measurements.
 allreduce   `flowbench dist-train --mode allreduce --cluster worker=hosts` (one fused
             MPI_Iallreduce of the gradients per step; per-step time from two run lengths)
             against `flowbench sim --mode allreduce --ranks hosts` with the costs of a
@@ -228,9 +234,30 @@ def dist_train_cmd(args, trace, graph=None):
     return cmd + (["--export-graph", graph] if graph else [])
 
 
+def profile_predictions(args, sim, link):
+    """{weight: median step ms} of the sync job on the emulated platform with the hosts sharing
+    this machine's cores, from the one-process profile args.profile (dist-train --profile)."""
+    out = {}
+    for w in args.wait_core_weights:
+        plat = os.path.join(args.out, f"emulated_shared_{args.hosts}_{link[0]}_{link[1]}_{w}.xml")
+        run([sim.flowbench, "sim-platform", f"emulated:{args.hosts}:{link[0]}:{link[1]}", plat,
+             "--cores", "nproc", "--wait-core-weight", str(w)], "flowbench sim-platform")
+        out[w], _ = sim.median_ms(
+            ["--model", args.model, "--batch", str(args.batch), "--platform", plat, "--ps", "1",
+             "--ranks", str(args.hosts - 1), "--mode", "sync", "--cost-model",
+             f"profile:{args.profile},threads=1"], f"profile_{link[0]}_{link[1]}_{w}")
+    return out
+
+
 def dist_train(args, links):
     sim = Sim(args)
     rows = []
+    profiled = {}
+    if args.profile:
+        if not os.path.exists(args.profile):
+            run([sim.flowbench, "profile", "--out", args.profile, "--models", args.model,
+                 "--batch-sizes", "16,64", "--threads", "1"], "flowbench profile", timeout=600)
+        profiled = {link: profile_predictions(args, sim, link) for link in links}
     for rep in range(args.repeats):
         for link in links:
             tag = f"{args.model}_{link[0]}_{link[1]}_{rep}"
@@ -257,6 +284,9 @@ def dist_train(args, links):
                          "predicted_ms": round(pred, 3), "error": round(pred / measured - 1, 4),
                          "load": where, "one_host_ms": round(one_host * 1e3, 3),
                          "own_trace_replay_ms": round(own, 3)})
+            for w, p in profiled.get(link, {}).items():
+                rows[-1][f"predicted_w{w:g}_ms"] = round(p, 3)
+                rows[-1][f"error_w{w:g}"] = round(p / measured - 1, 4)
             print(f"{args.model} {':'.join(link)} rep {rep}: measured {measured:.2f} ms, predicted "
                   f"{pred:.2f} ms ({100 * (pred / measured - 1):+.1f}%), one host "
                   f"{one_host * 1e3:.2f} ms, load {where}", flush=True)
@@ -430,6 +460,14 @@ def report(args, rows, links):
                      + " / ".join("%.2f" % r["measured_ms"] for r in rs)
                      + f" | {pred:.2f} | {100 * err:+.1f}% | {'hit' if hit else '**miss**'} | "
                      + ", ".join(r["load"] for r in rs) + " |")
+    for k in keys:  # dist-train --profile: the same measurements against the profile's predictions
+        rs = [r for r in rows if (r["case"], r["link"], r["workers"]) == k]
+        meas = statistics.median(r["measured_ms"] for r in rs)
+        for col in sorted(c for c in rs[0] if c.startswith("predicted_w")):
+            pred = statistics.median(r[col] for r in rs)
+            lines.append(f"\n{k[0]} {k[1]}, from the one-process profile, hosts sharing the cores, "
+                         f"waiting weight {col[len('predicted_w'):-3]}: predicted {pred:.2f} ms, "
+                         f"measured {meas:.2f} ms, {100 * (pred / meas - 1):+.1f}%")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write(text)
@@ -451,6 +489,10 @@ def main():
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--one-host-transport", choices=sorted(ONE_HOST_TRANSPORT), default="shm",
                    help="dist-train: the one-host run's MPI transport (shm, or tcp over lo)")
+    p.add_argument("--profile", help="dist-train: one-process profile to predict from as well "
+                   "(recorded first if missing)")
+    p.add_argument("--wait-core-weights", default="1,0",
+                   help="dist-train --profile: weights of a waiting rank (comma-separated)")
     p.add_argument("--bytes", type=int, default=8388608, help="bandwidth: message size")
     p.add_argument("--tolerance", type=float, default=0.10)
     p.add_argument("--fail-on-miss", action="store_true", help="exit 1 when a case misses")
@@ -458,6 +500,9 @@ def main():
     p.add_argument("--out")
     args = p.parse_args()
     args.build_dir = os.path.abspath(args.build_dir)
+    args.wait_core_weights = [float(w) for w in args.wait_core_weights.split(",")]
+    if args.profile:
+        args.profile = os.path.abspath(args.profile)
     args.out = os.path.abspath(args.out or os.path.join(
         args.build_dir, "cluster_validation", f"{args.mode}-{args.hosts}"))
     os.makedirs(args.out, exist_ok=True)
