@@ -28,18 +28,33 @@ ByteCostCurve ByteCostCurve::Scaled(double factor) const {
 
 ByteCostCurve MonotoneCurve(std::vector<std::pair<double, double>> points) {
   std::sort(points.begin(), points.end());
-  ByteCostCurve c;
+  // Merge equal sizes (their mean), drop sizes <= 0 and clamp costs at 0.
+  std::vector<std::pair<double, double>> merged;
   for (size_t i = 0; i < points.size();) {
     size_t j = i;
     double sum = 0;
     for (; j < points.size() && points[j].first == points[i].first; ++j) sum += points[j].second;
-    if (points[i].first > 0) {
-      double cost = std::max(0.0, sum / static_cast<double>(j - i));
-      if (!c.points.empty()) cost = std::max(cost, c.points.back().second);
-      c.points.emplace_back(points[i].first, cost);
-    }
+    if (points[i].first > 0)
+      merged.emplace_back(points[i].first, std::max(0.0, sum / static_cast<double>(j - i)));
     i = j;
   }
+  // Pool adjacent violators: blocks of (mean cost, points) merged while a block costs less than
+  // the one before.
+  std::vector<std::pair<double, int>> blocks;
+  for (const auto& p : merged) {
+    blocks.emplace_back(p.second, 1);
+    while (blocks.size() > 1 && blocks.back().first < blocks[blocks.size() - 2].first) {
+      const auto [mean, n] = blocks.back();
+      blocks.pop_back();
+      auto& prev = blocks.back();
+      prev.first = (prev.first * prev.second + mean * n) / (prev.second + n);
+      prev.second += n;
+    }
+  }
+  ByteCostCurve c;
+  size_t k = 0;
+  for (const auto& [mean, n] : blocks)
+    for (int i = 0; i < n; ++i) c.points.emplace_back(merged[k++].first, mean);
   return c;
 }
 

@@ -24,9 +24,12 @@ struct ByteCostCurve {
   ByteCostCurve Scaled(double factor) const;
 };
 
-// `points` sorted by bytes, with the costs made non-decreasing (each at least the one before:
-// a larger tensor does not cost less, so a lower measurement is noise) and negative costs 0;
-// points of equal bytes are merged (their mean) and points with bytes <= 0 dropped.
+// `points` sorted by bytes with non-decreasing costs (a larger tensor does not cost less, so a
+// decrease is noise): the least-squares non-decreasing fit (pool adjacent violators: a run of
+// points that decreases gets its mean cost), after merging points of equal bytes (their mean),
+// dropping bytes <= 0 and clamping negative costs at 0. Noise of either sign (a Run slowed by
+// the machine's load, in the ring or in the local chain it is compared with) is averaged out
+// rather than carried to every larger size.
 ByteCostCurve MonotoneCurve(std::vector<std::pair<double, double>> points);
 
 }  // namespace fb::sim

@@ -20,7 +20,7 @@ constexpr int kStages = 16;  // stages (and transfers) of each chain
 // The probe's tensor sizes, float32 elements: 1 KiB, 16 KiB, kTransferProbeBytes, 1 and 4 MiB.
 constexpr int64_t kSizes[] = {256, 4096, kTransferProbeBytes / 4, 1 << 18, 1 << 20};
 constexpr int64_t kLargestBytes = 4 << 20;
-constexpr int64_t kLargeRunsDivisor = 8;  // chains above 256 KiB run runs / 8 times (>= 3)
+constexpr int64_t kLargeRunsDivisor = 4;  // chains above 256 KiB run runs / 4 times (>= 3)
 
 std::string Suffix(int64_t elements, int i) {
   return std::to_string(elements) + "_" + std::to_string(i);
@@ -178,6 +178,7 @@ StatusOr<TransferCosts> MeasureTransferCosts(const TransferProbeOptions& o) {
 Status MeasureTransferProfile(int threads, int runs, ProfileExecutor* e) {
   TransferProbeOptions o;
   o.threads = threads;
+  if (runs < 100) o.blocks = 1;  // a quick probe (tests)
   o.runs = std::max(1, runs / o.blocks);
   ASSIGN_OR_RETURN(TransferCosts c, MeasureTransferCosts(o));
   e->transfer_points.clear();

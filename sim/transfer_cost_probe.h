@@ -70,7 +70,7 @@ StatusOr<TransferCosts> MeasureTransferCosts(const TransferProbeOptions& options
 TransferCosts CostsFromSamples(std::vector<TransferProbeSample> samples);
 
 // The probe for `flowbench profile` (MeasureExecutorCosts): 4 devices of `threads` threads,
-// `runs` / 5 Runs per block (at least 1) and 5 blocks; fills e->transfer_points and the linear
+// 5 blocks of `runs` / 5 Runs (one block of `runs` Runs for runs < 100, a quick probe); fills e->transfer_points and the linear
 // summary fields (sim/profile.h) and sets has_transfer_cost. Errors: MeasureTransferCosts'.
 Status MeasureTransferProfile(int threads, int runs, ProfileExecutor* e);
 
