@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -26,19 +27,40 @@ std::string Suffix(int64_t elements, int i) {
   return std::to_string(elements) + "_" + std::to_string(i);
 }
 
+// One stage of a chain: for tensors of kTransferProbeBytes and more, a Neg of the tensor (an
+// expensive kernel); for smaller ones, a stage that keeps its device busy as a model's layer
+// does: Add(b, in) broadcasting `in` ([n]) over a Const b of about 65536 floats ([rows, n]) on
+// the stage's device, then Sum over the rows back to [n]. So a small tensor's consumer is an
+// expensive kernel handed to the receiving device's thread (as LeNet's biases and shapes feed
+// its layers), not a cheap one the sender runs inline.
+Output Stage(const Scope& root, const std::string& name, const std::string& device, Output in,
+             int64_t n, std::map<std::string, Output>* consts) {
+  if (4 * n >= kTransferProbeBytes) return ops::Neg(root.WithOpName(name).WithDevice(device), in);
+  const int64_t rows = std::max<int64_t>(1, (kTransferProbeBytes / 4) / n);
+  const std::string b_name = "b_" + std::to_string(n) + "_" + device.substr(device.rfind(':') + 1);
+  auto it = consts->find(b_name);
+  if (it == consts->end()) {
+    Tensor b(DataType::kFloat, TensorShape({rows, n}));
+    std::fill(b.data<float>(), b.data<float>() + rows * n, 0.25f);
+    it = consts->emplace(b_name, ops::Const(root.WithOpName(b_name).WithDevice(device), b)).first;
+  }
+  auto sum = ops::Add(root.WithOpName(name + "_add").WithDevice(device), it->second, in);
+  return ops::Sum(root.WithOpName(name).WithDevice(device), sum, std::vector<int>{0});
+}
+
 // For one size: x_<n> (fed on CPU:0), local_<n>_<i> all on CPU:0 and ring_<n>_<i> on
-// CPU:((i + 1) mod devices), each a Neg of the stage before.
+// CPU:((i + 1) mod devices), each a Stage of the stage before.
 StatusOr<GraphDef> ProbeChains(int devices) {
   Scope root = Scope::NewRootScope();
   auto cpu = [](int d) { return "/device:CPU:" + std::to_string(d); };
+  std::map<std::string, Output> consts;
   for (int64_t n : kSizes) {
     auto x = ops::Placeholder(root.WithOpName("x_" + std::to_string(n)).WithDevice(cpu(0)),
                               DataType::kFloat, TensorShape({n}));
     Output local = x, ring = x;
     for (int i = 0; i < kStages; ++i) {
-      local = ops::Neg(root.WithOpName("local_" + Suffix(n, i)).WithDevice(cpu(0)), local);
-      ring = ops::Neg(root.WithOpName("ring_" + Suffix(n, i)).WithDevice(cpu((i + 1) % devices)),
-                      ring);
+      local = Stage(root, "local_" + Suffix(n, i), cpu(0), local, n, &consts);
+      ring = Stage(root, "ring_" + Suffix(n, i), cpu((i + 1) % devices), ring, n, &consts);
     }
   }
   RETURN_IF_ERROR(root.status());

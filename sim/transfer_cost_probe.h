@@ -6,10 +6,13 @@
 //
 // The probe: a Session with `devices` CPU devices of `threads` threads each (as `flowbench train
 // --devices cpu:N` runs a placed model) runs chains of kStages stages, x -> s_0 -> ... -> s_K-1,
-// each stage a Neg of the tensor. A "local" chain puts every stage on CPU:0; a "ring" chain puts
+// each stage a Neg of the tensor (from 256 KiB) or, for smaller tensors, a broadcast Add over a
+// 256 KiB constant and a Sum back (devices busy with expensive kernels that exchange small
+// tensors, as a model's layers do with biases and shapes). A "local" chain puts every stage on CPU:0; a "ring" chain puts
 // stage i on CPU:((i + 1) mod devices), so every edge crosses devices and the step hops through
 // all the devices in turn, waking each one's thread, as a round-robin placement does. A tensor
-// size per chain: 1 KiB (cheap kernels: the receiver's consumer runs inline), 16 KiB, the
+// size per chain: 1 KiB, 16 KiB (each consumed by an expensive kernel, handed to the receiving
+// device's thread; with a cheap Neg the sender ran it inline and paid 3 us instead of 12), the
 // profile's kTransferProbeBytes (256 KiB, about what a core's cache holds), 1 MiB and 4 MiB.
 //   transfer: (median Run of the ring - median Run of the local chain) / kStages per size, the
 //     Runs alternating between the chains in blocks (a change of load moves both), and the
