@@ -3,6 +3,7 @@
 //   flowbench profile --out profiles/HOST.h5 [--models lenet,mlp] [--batch-sizes 16,64,256]
 //                     [--threads 1,2] [--steps 20] [--trace-steps 10] [--warmup-steps 5]
 //                     [--devices cpu:1|gpu:1] [--mode forward|forward-backward|train]
+//   flowbench profile --out profiles/HOST.h5 --transfers-only   (re-measure the transfer costs)
 #include <unistd.h>
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include "apps/flag_checks.h"
 #include "kernels/cpu/matmul.h"
 #include "sim/profile_recorder.h"
+#include "sim/transfer_cost_probe.h"
 
 namespace fb::apps {
 namespace {
@@ -21,6 +23,7 @@ namespace {
 struct ProfileFlags {
   sim::ProfileOptions options;
   std::string out;
+  bool transfers_only = false;
 };
 
 std::string Now() {
@@ -32,7 +35,23 @@ std::string Now() {
   return buf;
 }
 
+// --transfers-only: the transfer probe again (sim/transfer_cost_probe.h) into an existing
+// profile, whose kernel points and other executor costs stay.
+Status RemeasureTransfers(const ProfileFlags& f) {
+  ASSIGN_OR_RETURN(sim::Profile p, sim::ReadProfile(f.out));
+  RETURN_IF_ERROR(sim::RemeasureTransferCosts(&p, [](const std::string& line) {
+    std::cout << line << std::endl;
+  }));
+  p.command_line += " (transfers: ";
+  for (const std::string& a : ProcessArgs()) p.command_line += a + " ";
+  p.command_line += Now() + ")";
+  RETURN_IF_ERROR(sim::WriteProfile(f.out, p));
+  std::cout << "profile: " << f.out << " (transfer costs re-measured)\n";
+  return Status::OK();
+}
+
 Status RunProfile(const ProfileFlags& f) {
+  if (f.transfers_only) return RemeasureTransfers(f);
   const auto start = std::chrono::steady_clock::now();
   SetBlasThreads(1);  // as `flowbench benchmark` by default: the executor's threads only
   ASSIGN_OR_RETURN(sim::Profile p, sim::RecordProfile(f.options, [](const std::string& line) {
@@ -80,6 +99,9 @@ FB_REGISTER_COMMAND("profile", [](CLI::App* app) {
       ->check(CLI::IsMember({"forward", "forward-backward", "train"}))->capture_default_str();
   cmd->add_option("--warmup-steps", f.options.warmup_steps, "Warm-up steps per configuration")
       ->check(IntRange(0, 100000))->capture_default_str();
+  cmd->add_flag("--transfers-only", f.transfers_only,
+               "Re-measure only the transfer and compression costs (sim/transfer_cost_probe.h) "
+               "into the existing --out profile, keeping its kernel points");
   cmd->callback([] {
     if (Status s = RunProfile(f); !s.ok()) Fail("profile", s);
   });

@@ -307,16 +307,22 @@ class DeviceActor {
     double s = n.compute_s;
     if (n.transfer >= 0) {
       const SimTransfer& t = st_.program->transfers[n.transfer];
-      if (Compressed(t)) s += CompressionS(n.kind, static_cast<double>(t.bytes));
+      if (Compressed(t)) {
+        s += CompressionS(n.kind, static_cast<double>(t.bytes));
+        if (n.kind == SimNodeKind::kRecv) s += t.compressed_recv_delta_s;
+      }
       if (n.kind == SimNodeKind::kRecv && in.arrivals[i] > 1)
         s += static_cast<double>(in.arrivals[i] - 1) * static_cast<double>(t.bytes) / membw_;
     }
     return s * in.slowdown;
   }
   // The conversion of a compressed transfer's `bytes` (float32) on the sender (kSend) or the
-  // receiver: the program's measured rate, else 1.5 x bytes / memory bandwidth.
+  // receiver: the program's measured curve, or rate, else 1.5 x bytes / memory bandwidth.
   double CompressionS(SimNodeKind kind, double bytes) const {
     const SimProgram& p = *st_.program;
+    const ByteCostCurve& curve = kind == SimNodeKind::kSend ? p.compress_curve_s
+                                                            : p.decompress_curve_s;
+    if (!curve.empty()) return curve.At(bytes);
     const double rate = kind == SimNodeKind::kSend ? p.compress_s_per_byte : p.decompress_s_per_byte;
     return rate > 0 ? rate * bytes : 1.5 * bytes / membw_;
   }

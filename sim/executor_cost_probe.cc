@@ -12,14 +12,13 @@
 #include "engine/client/scope.h"
 #include "engine/client/state_ops.h"
 #include "engine/runtime/session.h"
+#include "sim/transfer_cost_probe.h"
 
 namespace fb::sim {
 namespace {
 
 constexpr int kChainNodes = 100;           // Neg kernels of the chain
 constexpr int kDiamonds = 20;              // stages of the hand-off graph
-constexpr int kTransferChain = 20;         // kernels (and transfers) of the transfer chains
-constexpr int64_t kCompressedElements = 1 << 20;  // 4 MiB of float32
 constexpr int64_t kSmallElements = 16;     // inexpensive kernels (well under 2 us)
 constexpr int64_t kLargeElements = 65536;  // expensive kernels (tens of us)
 
@@ -158,110 +157,6 @@ StatusOr<double> HandoffLatencyNs(Session* session, const std::vector<Session::N
   return latencies.empty() ? 0.0 : std::max(0.0, MedianOf(latencies));
 }
 
-// Two chains of kTransferChain Neg kernels on kLargeElements floats (expensive: each is handed
-// to its device's pool) read x (fed, on CPU:0): "local_i" all on CPU:0, "cross_i" alternately on
-// CPU:1 and CPU:0, so that each of its kTransferChain edges (x's included) crosses devices.
-StatusOr<GraphDef> TransferChains(int64_t elements) {
-  Scope root = Scope::NewRootScope();
-  const std::string cpu0 = "/device:CPU:0", cpu1 = "/device:CPU:1";
-  auto x = ops::Placeholder(root.WithOpName("x").WithDevice(cpu0), DataType::kFloat,
-                            TensorShape({elements}));
-  Output local = x, cross = x;
-  for (int i = 0; i < kTransferChain; ++i) {
-    const std::string s = std::to_string(i);
-    local = ops::Neg(root.WithOpName("local_" + s).WithDevice(cpu0), local);
-    cross = ops::Neg(root.WithOpName("cross_" + s).WithDevice(i % 2 == 0 ? cpu1 : cpu0), cross);
-  }
-  RETURN_IF_ERROR(root.status());
-  return root.ToGraphDef();
-}
-
-// Median wall time (ns) of `runs` untraced Runs fetching `fetch`, after 10 warm-up runs.
-StatusOr<double> MedianRunNs(Session* session, const std::vector<Session::NamedTensor>& feeds,
-                             const std::string& fetch, int runs) {
-  std::vector<double> wall;
-  std::vector<Tensor> out;
-  for (int i = 0; i < runs + 10; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    RETURN_IF_ERROR(session->Run(feeds, {fetch}, {}, &out));
-    const auto end = std::chrono::steady_clock::now();
-    if (i >= 10) wall.push_back(std::chrono::duration<double, std::nano>(end - start).count());
-  }
-  return MedianOf(wall);
-}
-
-// The time one transfer of `elements` floats between two CPU devices of one process (`threads`
-// threads each) adds to a chain of expensive kernels: (median Run of the cross-device chain -
-// median Run of the local one) / its transfers.
-StatusOr<double> TransferNs(int threads, int64_t elements, int runs) {
-  ASSIGN_OR_RETURN(GraphDef def, TransferChains(elements));
-  SessionOptions so;
-  so.device_options.num_cpu_devices = 2;
-  so.device_options.threads_per_cpu = threads;
-  ASSIGN_OR_RETURN(auto session, Session::Create(so));
-  RETURN_IF_ERROR(session->Extend(def));
-  const std::vector<Session::NamedTensor> feed = {{"x", Zeros(elements)}};
-  const std::string last = std::to_string(kTransferChain - 1);
-  ASSIGN_OR_RETURN(double local, MedianRunNs(session.get(), feed, "local_" + last, runs));
-  ASSIGN_OR_RETURN(double cross, MedianRunNs(session.get(), feed, "cross_" + last, runs));
-  return std::max(0.0, (cross - local) / kTransferChain);
-}
-
-// transfer_ns: the cost of kLargeElements floats (kTransferProbeBytes); transfer_ns_per_byte:
-// the slope from there to kCompressedElements floats (4 MiB; that chain runs runs / 10 times).
-Status MeasureTransfer(int threads, int runs, ProfileExecutor* e) {
-  static_assert(4 * kLargeElements == kTransferProbeBytes, "the probe's size is the profile's");
-  ASSIGN_OR_RETURN(double small, TransferNs(threads, kLargeElements, runs));
-  ASSIGN_OR_RETURN(double large, TransferNs(threads, kCompressedElements, std::max(1, runs / 10)));
-  const double small_bytes = 4.0 * kLargeElements, large_bytes = 4.0 * kCompressedElements;
-  e->transfer_ns = small;
-  e->transfer_ns_per_byte = std::max(0.0, (large - small) / (large_bytes - small_bytes));
-  return Status::OK();
-}
-
-// The traced kernel times of _CompressFloat32 and _DecompressFloat32 on kCompressedElements
-// floats, per float32 byte: medians over `runs` traced runs after 10 warm-up runs.
-StatusOr<std::pair<double, double>> CompressionNsPerByte(int threads, int runs) {
-  Scope root = Scope::NewRootScope();
-  ops::Placeholder(root.WithOpName("z"), DataType::kFloat, TensorShape({kCompressedElements}));
-  RETURN_IF_ERROR(root.status());
-  GraphDef def = root.ToGraphDef();
-  NodeDef c;
-  c.name = "compress";
-  c.op = "_CompressFloat32";
-  c.inputs = {"z"};
-  NodeDef d;
-  d.name = "decompress";
-  d.op = "_DecompressFloat32";
-  d.inputs = {"compress"};
-  def.nodes.push_back(c);
-  def.nodes.push_back(d);
-  SessionOptions so;
-  so.device_options.threads_per_cpu = threads;
-  so.default_passes = false;
-  ASSIGN_OR_RETURN(auto session, Session::Create(so));
-  RETURN_IF_ERROR(session->Extend(def));
-  const std::vector<Session::NamedTensor> feed = {{"z", Zeros(kCompressedElements)}};
-  RunOptions traced;
-  traced.trace = true;
-  std::vector<double> compress, decompress;
-  std::vector<Tensor> out;
-  for (int r = 0; r < runs + 10; ++r) {
-    RunMetadata meta;
-    RETURN_IF_ERROR(session->Run(traced, feed, {"decompress"}, {}, &out, &meta));
-    if (r < 10) continue;
-    for (const NodeExecStats& st : meta.step_stats) {
-      const double ns = static_cast<double>(st.end_ns - st.start_ns);
-      if (st.node_name == "compress") compress.push_back(ns);
-      if (st.node_name == "decompress") decompress.push_back(ns);
-    }
-  }
-  if (compress.empty() || decompress.empty())
-    return Internal("executor costs: the compression kernels were not traced");
-  const double bytes = 4.0 * kCompressedElements;
-  return std::make_pair(MedianOf(compress) / bytes, MedianOf(decompress) / bytes);
-}
-
 }  // namespace
 
 StatusOr<ProfileExecutor> MeasureExecutorCosts(int threads, int runs) {
@@ -306,11 +201,7 @@ StatusOr<ProfileExecutor> MeasureExecutorCosts(int threads, int runs) {
       std::max(0.0, (line.outside_ns() - one.outside_ns()) / std::max(1.0, line.nodes - one.nodes));
   e.run_ns = std::max(0.0, step.outside_ns() - step.nodes * e.node_gap_ns);
   ASSIGN_OR_RETURN(e.handoff_ns, HandoffLatencyNs(s, large, runs));
-  RETURN_IF_ERROR(MeasureTransfer(threads, runs, &e));
-  ASSIGN_OR_RETURN(auto conversion, CompressionNsPerByte(threads, std::max(1, runs / 10)));
-  e.compress_ns_per_byte = conversion.first;
-  e.decompress_ns_per_byte = conversion.second;
-  e.has_transfer_cost = true;
+  RETURN_IF_ERROR(MeasureTransferProfile(threads, runs, &e));  // sim/transfer_cost_probe.h
   return e;
 }
 

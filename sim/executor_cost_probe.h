@@ -21,25 +21,16 @@
 //                   them) makes two expensive kernels ready at once; one stays on the thread and
 //                   the other is handed to the pool. Median over the traced stages of (start of
 //                   the Neg that ran on another thread - end of the stage before it).
-//   transfer_ns, transfer_ns_per_byte   (schema 4) per tensor transfer between two CPU devices
-//                   of one process, each with `threads` threads: x (float [65536], fed on CPU:0)
-//                   read by two chains of 20 Neg kernels, one on CPU:0 alone, the other
-//                   alternating CPU:1 and CPU:0 (20 transfers); (median Run of the second - median
-//                   Run of the first) / 20 is transfer_ns (for tensors up to 256 KiB,
-//                   kTransferProbeBytes); the same with float [1048576] (runs / 10 runs) gives the
-//                   slope beyond, transfer_ns_per_byte (the receiver reads a large tensor from
-//                   memory or the other core's cache: 0.03-0.11 ns per byte at load 3-7, 100-430
-//                   us per 4 MiB transfer against 7 us per 256 KiB). What
-//                   a transfer to an expensive consumer adds: its _Send and _Recv nodes, the
-//                   in-process rendezvous and the hand-off to the receiving device's thread pool
-//                   (with 16-float kernels, which the receiver runs inline on the sender's
-//                   thread, 2-3 us; with these, 7-22 us under load 9 on this 2-core machine,
-//                   where LeNet placed round-robin on 4 devices, 190 transfers per step, ran 2 ms
-//                   per step slower than on one device and the `process` link charged 1 us).
-//   compress_ns_per_byte, decompress_ns_per_byte   (schema 4) the traced kernel times of
-//                   _CompressFloat32 and _DecompressFloat32 (whitepaper 5.5) on 4 MiB of float32,
-//                   per byte, medians over runs / 10 runs.
-//
+//   transfer_points (schema 5), and the schema-4 summary transfer_ns, transfer_ns_per_byte,
+//                   compress_ns_per_byte, decompress_ns_per_byte: per transfer between CPU
+//                   devices of one process and per lossy 16-bit conversion (whitepaper 5.5), at
+//                   tensor sizes from 1 KiB to 4 MiB, on 4 devices passing a chain of kernels
+//                   round and round as a placed step does (sim/transfer_cost_probe.h). Until
+//                   session 20 a chain alternating between two devices with 256 KiB and 4 MiB
+//                   tensors measured them, and the conversions on a fed 1-D tensor alone: 7-72 us
+//                   per transfer across runs on an idle machine, and conversions 2.3x cheaper
+//                   than a placed LeNet's 4-D tensors paid (the kernels called NumElements() per
+//                   element, which a 4-D shape made slower; fixed).
 // Time outside kernels is measured as (median untraced Run) - (median sum of the kernels'
 // traced durations), because the profile's kernel points are traced durations: the gaps are
 // what a replay must add to them.

@@ -7,6 +7,7 @@
 
 #include "engine/trace/hdf5_checked.h"
 #include "engine/trace/hdf5_util.h"
+#include "sim/profile_transfers.h"
 
 namespace fb::sim {
 namespace {
@@ -214,7 +215,8 @@ Status WriteTables(hid_t root, const Profile& p, const std::string& path) {
   }
   RETURN_IF_ERROR(h5::WriteTable(root, "points", PointType().get(), points, path));
   RETURN_IF_ERROR(h5::WriteTable(root, "steps", StepType().get(), steps, path));
-  return h5::WriteTable(root, "executor", ExecutorType().get(), executor, path);
+  RETURN_IF_ERROR(h5::WriteTable(root, "executor", ExecutorType().get(), executor, path));
+  return WriteTransferTable(root, p.executor, path);  // schema 5
 }
 
 constexpr size_t kTargetAttrBytes = 256;
@@ -301,9 +303,9 @@ Status ReadExecutor(hid_t root, const h5::FileBounds& f, bool v1_tables, int64_t
     p->executor.push_back({r.threads, r.per_step_ns, r.per_node_inline_ns, r.per_node_pool_ns,
                            r.has_step_costs != 0, r.run_ns, r.node_gap_ns, r.handoff_ns,
                            r.has_transfer_cost != 0, r.transfer_ns, r.transfer_ns_per_byte,
-                           r.compress_ns_per_byte, r.decompress_ns_per_byte});
+                           r.compress_ns_per_byte, r.decompress_ns_per_byte, {}});
   }
-  return Status::OK();
+  return version >= 5 ? ReadTransferTable(root, f, &p->executor) : Status::OK();
 }
 
 Status ReadTables(hid_t root, const h5::FileBounds& f, bool v1_tables, int64_t version,

@@ -29,6 +29,10 @@
 // 4 appends has_transfer_cost, transfer_ns, transfer_ns_per_byte, compress_ns_per_byte and
 // decompress_ns_per_byte to /executor (a version 2-3 file reads with
 // has_transfer_cost = false: no cost per transfer between devices of one process).
+// 5 adds the table /transfers (sim/profile_transfers.h): per thread count and tensor size, what a
+// transfer between devices of one process and its two conversions cost, measured on 4 devices
+// busy with a step (sim/transfer_cost_probe.h); a version 1-4 file reads with no such points
+// (the simulator then uses /executor's linear transfer_ns and per-byte fields).
 //
 // Strings are fixed-size NUL-padded fields of the compound records (h5py/pandas read them as
 // bytes), so the reader never follows variable-length heap ids of an untrusted file.
@@ -40,12 +44,13 @@
 
 namespace fb::sim {
 
+// Version 5: version 4 and the /transfers table of measured transfer and conversion costs.
 // Version 4: version 3 and the executor's cost per transfer between devices of one process.
 // Version 3: the device_type, device and mode attributes and the executor's measured overheads.
 // Still read: version 3, version 1 (neither) and both layouts that were called version 2 (one
 // added the attributes to version 1's tables, the other the overheads without the attributes; a
 // file with a device_type attribute is the first kind).
-inline constexpr int64_t kProfileSchemaVersion = 4;
+inline constexpr int64_t kProfileSchemaVersion = 5;
 inline constexpr int64_t kOldestProfileSchemaVersion = 1;  // still read
 inline constexpr const char* kProfileFormat = "flowbench-profile";
 
@@ -86,6 +91,20 @@ struct ProfileStep {
 // The tensor size of ProfileExecutor::transfer_ns (256 KiB: 65536 floats).
 inline constexpr int64_t kTransferProbeBytes = 262144;
 
+// Schema 5: one size of the transfer probe (sim/transfer_cost_probe.h), ns per transfer of a
+// float32 tensor of `bytes` between CPU devices of one process, `devices` of them running the
+// probe with ProfileExecutor::threads threads each: the transfer itself (its _Send and _Recv,
+// the rendezvous, the receiver's copy into its allocator and wake-up), and with --compression
+// the sender's _CompressFloat32 and the receiver's _DecompressFloat32 (each kernel with half the
+// two extra nodes' executor time). Costs are non-decreasing in bytes within one thread count.
+struct ProfileTransferPoint {
+  int32_t devices = 0;
+  double bytes = 0;
+  double transfer_ns = 0;
+  double compress_ns = 0;
+  double decompress_ns = 0;
+};
+
 struct ProfileExecutor {
   int32_t threads = 1;
   double per_step_ns = 0;
@@ -113,6 +132,11 @@ struct ProfileExecutor {
   // receiver (traced kernel time of a 4 MiB tensor / its bytes), ns per byte.
   double compress_ns_per_byte = 0;
   double decompress_ns_per_byte = 0;
+  // Schema 5 (empty before): the probe's sizes, smallest first; where present the simulator
+  // interpolates them (sim/byte_cost_curve.h) instead of the linear fields above, which then
+  // summarise them (transfer_ns: at kTransferProbeBytes; transfer_ns_per_byte: the slope beyond;
+  // the conversions: per byte of the largest size).
+  std::vector<ProfileTransferPoint> transfer_points;
 };
 
 struct Profile {

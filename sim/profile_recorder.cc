@@ -18,6 +18,7 @@
 #include "experiments/models/model_graph.h"
 #include "experiments/training/benchmark.h"
 #include "sim/executor_cost_probe.h"
+#include "sim/transfer_cost_probe.h"
 #include "sim/executor_handoffs.h"
 #include "sim/profile_device.h"
 
@@ -158,11 +159,13 @@ StatusOr<Profile> RecordProfile(const ProfileOptions& o, const ProfileLog& log) 
           std::to_string(e.per_node_pool_ns / 1e3) + " us; with kernels, a feed and a fetch: " +
           "per Run " + std::to_string(e.run_ns / 1e3) + " us, per node " +
           std::to_string(e.node_gap_ns / 1e3) + " us, per hand-off " +
-          std::to_string(e.handoff_ns / 1e3) + " us; per transfer between two devices " +
+          std::to_string(e.handoff_ns / 1e3) + " us; per transfer between devices " +
           std::to_string(e.transfer_ns / 1e3) + " us + " +
           std::to_string(e.transfer_ns_per_byte) + " ns per byte; compression " +
           std::to_string(e.compress_ns_per_byte) + " + " +
           std::to_string(e.decompress_ns_per_byte) + " ns per float32 byte");
+    if (log)
+      for (const std::string& line : TransferPointLines(e)) log(line);
     for (const std::string& model : o.models)
       for (int64_t batch : o.batch_sizes)
         RETURN_IF_ERROR(ProfileConfiguration(o, model, batch, threads, &p, log));

@@ -10,6 +10,7 @@
 #include "engine/trace/trace_summary.h"
 #include "sim/executor_handoffs.h"
 #include "sim/profile_cost_model.h"
+#include "sim/profile_transfer_costs.h"
 
 namespace fb::sim {
 
@@ -76,13 +77,7 @@ std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel
     s << "executor overheads measured: " << pm.StepFixedNs(step) * 1e-3 << " us per step, "
       << pm.NodeOverheadNs(false) * 1e-3 << " us per node, +" << pm.executor().handoff_ns * 1e-3
       << " us per hand-off (" << handoffs << " nodes handed off), "
-      << pm.InProcessTransferNs() * 1e-3 << " us + " << pm.InProcessTransferNsPerByte()
-      << " ns per byte beyond " << kTransferProbeBytes
-      << " per transfer between devices of one process, "
-      << pm.CompressNsPerByte() << " + " << pm.DecompressNsPerByte()
-      << " ns per byte compressed"
-      << (pm.executor().has_transfer_cost ? "" : " (not measured: a profile before schema 4)")
-      << "; ";
+      << TransferCostsDescription(pm) << "; ";  // sim/profile_transfer_costs.h
   else
     s << "executor overheads not measured (schema-1 profile or step-costs=off); ";
   s << "step correction " << step.step_overhead_ns * 1e-6
@@ -153,11 +148,7 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
   };
   const double step_s = profile_model->StepFixedNs(step) * 1e-9;
   h.costs.dispatch_s = [step_s](const std::string&) { return step_s; };
-  h.costs.in_process_transfer_s = profile_model->InProcessTransferNs() * 1e-9;
-  h.costs.in_process_transfer_s_per_byte = profile_model->InProcessTransferNsPerByte() * 1e-9;
-  h.costs.in_process_transfer_free_bytes = kTransferProbeBytes;
-  h.costs.compress_s_per_byte = profile_model->CompressNsPerByte() * 1e-9;
-  h.costs.decompress_s_per_byte = profile_model->DecompressNsPerByte() * 1e-9;
+  SetProfileTransferCosts(*profile_model, &h.costs);  // sim/profile_transfer_costs.h
   return h;
 }
 

@@ -48,6 +48,8 @@ class Compiler {
     RETURN_IF_ERROR(PairTransfers());
     program_.compress_s_per_byte = std::max(0.0, costs_.compress_s_per_byte);
     program_.decompress_s_per_byte = std::max(0.0, costs_.decompress_s_per_byte);
+    program_.compress_curve_s = costs_.compress_curve_s;
+    program_.decompress_curve_s = costs_.decompress_curve_s;
     return std::move(program_);
   }
 
@@ -132,6 +134,8 @@ class Compiler {
       t.is_float32 = bytes.second;
       AddPerByteCost(program_.partitions[recv.first].nodes[recv.second], recv.first,
                      s->second.first, t.bytes);
+      AddCurveCost(program_.partitions[recv.first].nodes[recv.second], recv.first,
+                   s->second.first, &t);
       const SimNode& sn = program_.partitions[t.src_partition].nodes[t.src_node];
       if (costs_.transfer_s) t.measured_s = costs_.transfer_s(sn.name);
       const int32_t ti = static_cast<int32_t>(program_.transfers.size());
@@ -152,6 +156,18 @@ class Compiler {
     const int64_t beyond = bytes - std::max<int64_t>(0, costs_.in_process_transfer_free_bytes);
     if (beyond > 0)
       recv.compute_s += costs_.in_process_transfer_s_per_byte * static_cast<double>(beyond);
+  }
+
+  // A _Recv from a device of its own process, with SimCosts::in_process_transfer_curve_s: the
+  // curve at the tensor's bytes, and what --compression changes (half the bytes).
+  void AddCurveCost(SimNode& recv, int32_t dst_partition, int32_t src_partition, SimTransfer* t) {
+    const ByteCostCurve& curve = costs_.in_process_transfer_curve_s;
+    if (curve.empty() || !SameProcess(program_.partitions[dst_partition].device,
+                                      program_.partitions[src_partition].device))
+      return;
+    const double bytes = static_cast<double>(t->bytes);
+    recv.compute_s += curve.At(bytes);
+    t->compressed_recv_delta_s = curve.At(bytes / 2) - curve.At(bytes);
   }
 
   const Graph& g_;

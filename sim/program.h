@@ -12,6 +12,7 @@
 
 #include "engine/graph/graph.h"
 #include "engine/placement/device_desc.h"
+#include "sim/byte_cost_curve.h"
 
 namespace fb::sim {
 
@@ -46,6 +47,11 @@ struct SimCosts {
   // writing 2 per element). From a profile: ProfileExecutor::compress_ns_per_byte and
   // decompress_ns_per_byte.
   double compress_s_per_byte = 0, decompress_s_per_byte = 0;
+  // Where not empty, seconds against the float32 tensor's bytes that replace the linear costs
+  // above (sim/byte_cost_curve.h; from a schema-5 profile's transfer points, measured on 4 busy
+  // devices at 1 KiB to 4 MiB): the in-process transfer, charged to its _Recv at the bytes it
+  // carries (half with --compression), and each conversion of --compression.
+  ByteCostCurve in_process_transfer_curve_s, compress_curve_s, decompress_curve_s;
 };
 
 // kCollective: the fused allreduce of a data-parallel step (sim/allreduce_program.h).
@@ -82,6 +88,9 @@ struct SimTransfer {
   bool is_float32 = false;   // eligible for lossy 16-bit compression (whitepaper 5.5)
   double estimated_s = 0;    // latency + bytes / bandwidth over the platform route
   double measured_s = -1;    // SimCosts::transfer_s of the _Send (negative: not measured)
+  // With --compression on (a float32 tensor): what the _Recv's in-process transfer cost changes
+  // by, the receiver copying half the bytes (SimCosts::in_process_transfer_curve_s; <= 0).
+  double compressed_recv_delta_s = 0;
 };
 
 struct SimPartition {
@@ -96,6 +105,7 @@ struct SimProgram {
   std::vector<SimPartition> partitions;
   std::vector<SimTransfer> transfers;
   double compress_s_per_byte = 0, decompress_s_per_byte = 0;  // SimCosts' (0: by bandwidth)
+  ByteCostCurve compress_curve_s, decompress_curve_s;  // SimCosts' (empty: the rates above)
   int64_t num_nodes() const;
 };
 

@@ -28,7 +28,11 @@ class CompressFloat32Op : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
     const float* in = x.data<float>();
     auto* out = static_cast<uint16_t*>(y->raw_data());
-    for (int64_t i = 0; i < x.NumElements(); ++i) out[i] = CompressBits(in[i], truncate_);
+    // The count is read once: NumElements() multiplies the dimensions out of line, and called per
+    // element it cost a 4-D tensor 2.3 ns per element against 1 ns for a 1-D one (issue 17).
+    const int64_t n = x.NumElements();
+    const bool truncate = truncate_;
+    for (int64_t i = 0; i < n; ++i) out[i] = CompressBits(in[i], truncate);
   }
 
  private:
@@ -44,7 +48,8 @@ class DecompressFloat32Op : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
     const auto* in = static_cast<const uint16_t*>(x.raw_data());
     float* out = y->data<float>();
-    for (int64_t i = 0; i < x.NumElements(); ++i) {
+    const int64_t n = x.NumElements();  // once, as in CompressFloat32Op
+    for (int64_t i = 0; i < n; ++i) {
       uint32_t b = static_cast<uint32_t>(in[i]) << 16;
       std::memcpy(&out[i], &b, sizeof(b));
     }

@@ -210,7 +210,7 @@ TEST_CASE("A profile of a later schema is refused naming the file and the versio
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.status().message(), Contains("profile_version_99.h5") &&
                                        Contains("schema_version is 99") &&
-                                       Contains("reads versions 1 to 4"));
+                                       Contains("reads versions 1 to 5"));
 }
 
 TEST_CASE("Executor overheads are measured on small graphs", "[sim][profile][executor_overheads]") {

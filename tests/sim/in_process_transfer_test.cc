@@ -134,7 +134,7 @@ TEST_CASE("Profile round trip keeps the transfer cost", "[sim][profile][in_proce
   auto r = ReadProfile(path);
   INFO(r.status().ToString());
   REQUIRE(r.ok());
-  CHECK(r->schema_version == 4);
+  CHECK(r->schema_version == kProfileSchemaVersion);
   REQUIRE(r->executor.size() == 2);
   CHECK(r->executor[0].has_transfer_cost);
   CHECK(r->executor[0].transfer_ns == 9500);
@@ -199,7 +199,7 @@ TEST_CASE("A schema-3 profile still loads, without a transfer cost",
   CHECK(m->InProcessTransferNs() == 0);
 }
 
-TEST_CASE("The transfer cost is measured between two devices", "[sim][profile][in_process_transfer]") {
+TEST_CASE("The transfer cost is measured on four devices", "[sim][profile][in_process_transfer]") {
   auto e = MeasureExecutorCosts(1, 20);
   INFO(e.status().ToString());
   REQUIRE(e.ok());
@@ -213,6 +213,9 @@ TEST_CASE("The transfer cost is measured between two devices", "[sim][profile][i
     CHECK(v < 1e3);  // under 1 us per byte
   }
   CHECK(e->compress_ns_per_byte > 0);  // a 4 MiB kernel takes measurable time
+  REQUIRE(e->transfer_points.size() == 5);  // 1 KiB to 4 MiB (schema 5)
+  CHECK(e->transfer_points.front().devices == 4);
+  CHECK(e->transfer_points.back().bytes == 4 << 20);
 }
 
 }  // namespace
