@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -460,6 +461,31 @@ TEST_CASE("Analytic cost model applies the platform's op rate curves", "[sim][pr
   const double flops = AnalyticStepNs(
       dir, "      <prop id=\"op_flops_per_s:MatMul\" value=\"100:1e6\"/>\n", "flops");
   CHECK(flops == Approx(plain).epsilon(1e-9));
+}
+
+TEST_CASE("flowbench sim refuses a bad op rate curve naming the host and property",
+          "[sim][profile]") {
+  fb::test::TempDir dir;
+  const std::string platform = dir.file("bad.xml"), graph = dir.file("g.json");
+  std::ofstream(platform) << R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="machine" routing="Full">
+    <host id="cpu9" speed="1000000000f">
+      <prop id="op_flops_per_s:MatMul" value="1e6:1e9 1e5:2e9"/>
+    </host>
+  </zone>
+</platform>
+)";
+  REQUIRE(WriteGraphDefFile(TinyGraph()->ToGraphDef(), graph).ok());
+  const std::string out = dir.file("out.txt");
+  const std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench sim --graph " + graph +
+                          " --batch 2 --platform " + platform + " > " + out + " 2>&1";
+  CHECK(std::system(cmd.c_str()) != 0);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Contains("host 'cpu9'") && Contains("op_flops_per_s:MatMul") &&
+                       Contains("must be larger than the previous knot's"));
 }
 
 }  // namespace
