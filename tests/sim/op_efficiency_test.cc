@@ -138,6 +138,41 @@ TEST_CASE("Profile cost model extrapolates with the size-dependent roofline", "[
         Approx(std::exp(0.5 * (std::log(1e6 + 100) + std::log(2e6 + 100)))));
 }
 
+TEST_CASE("A node of the simulated model is extrapolated from its own points", "[sim][profile]") {
+  // Model "b" has a node of the same name and op type whose FLOPs cover the target's, three
+  // times slower (Overfeat's fc layers against AlexNet's). The op type's pooled curve would
+  // read b's time there; model "a"'s node is extrapolated from its own batch-8 point (same
+  // bytes: the same time).
+  Profile p = ExtrapolationProfile();
+  p.points.push_back({"b", "fc", "MatMul", 2, 1, 5e5, 3e6, 3e6 + 100, 1});
+  p.points.push_back({"b", "fc", "MatMul", 8, 1, 1e6, 3e6, 3e6 + 100, 1});
+  auto m = ProfileCostModel::Create(p, 1, "x.h5");
+  REQUIRE(m.ok());
+  const ProfilePrediction a = m->Predict("MatMul", "fc", OpWork{8e5, 1e6}, "m");
+  CHECK(a.source == ProfilePrediction::Source::kExtrapolated);
+  CHECK(a.time_ns == Approx(1e6 + 100));
+  // Without a model the node's curves of every model compete and the pooled curve is read.
+  CHECK(m->Predict("MatMul", "fc", OpWork{8e5, 1e6}).time_ns == Approx(3e6 + 100));
+}
+
+TEST_CASE("Profiled models with the same node names are told apart by size", "[sim][profile]") {
+  Profile p;
+  p.points = {{"alexnet", "fc", "MatMul", 2, 1, 1e5, 1e6, 1e6, 1},
+              {"alexnet", "fc", "MatMul", 8, 1, 4e5, 1e6, 1e6, 1},
+              {"overfeat", "fc", "MatMul", 2, 1, 1e6, 3e6, 3e6, 1},
+              {"overfeat", "fc", "MatMul", 8, 1, 4e6, 3e6, 3e6, 1}};
+  auto m = ProfileCostModel::Create(p, 1, "x.h5");
+  REQUIRE(m.ok());
+  using NW = ProfileCostModel::NodeWork;
+  CHECK(m->MatchingModel({"fc"}) == "alexnet");  // names alone: a tie, the first
+  CHECK(m->MatchingModel({"fc"}, {NW{"fc", "MatMul", {2e6, 3e6}}}) == "overfeat");
+  CHECK(m->MatchingModel({"fc"}, {NW{"fc", "MatMul", {2e5, 1e6}}}) == "alexnet");
+  // Beyond both ranges: the nearer in log(work) (8e6 is 2x overfeat's largest, 20x alexnet's).
+  CHECK(m->MatchingModel({"fc"}, {NW{"fc", "MatMul", {8e6, 3e6}}}) == "overfeat");
+  CHECK(m->HasModel("overfeat"));
+  CHECK_FALSE(m->HasModel("vgg_a"));
+}
+
 TEST_CASE("GPU profiles keep the roofline fit for extrapolation", "[sim][profile]") {
   Profile p = ExtrapolationProfile();
   p.device_type = "GPU";
