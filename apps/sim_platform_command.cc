@@ -120,7 +120,8 @@ StatusOr<std::string> CalibratedXml(const std::string& spec) {
             << threads << " threads): " << c.flops_per_s << " FLOP/s, "
             << c.memory_bandwidth_bytes_per_s << " B/s, launch " << c.launch_overhead_ns
             << " ns (step scale " << c.step_scale << ")\n";
-  return sim::CalibratedCpuXml(c);
+  return sim::CalibratedCpuXml(c, "profile:" + path + " (" + std::to_string(threads) +
+                                      " threads)");
 }
 
 // cpu-devices:N[:BASE]: N copies of the one device of platform BASE (default this_machine.xml).

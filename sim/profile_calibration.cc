@@ -166,10 +166,23 @@ StatusOr<CpuCalibration> CalibrateCpu(const Profile& profile, int threads,
   return c;
 }
 
-StatusOr<std::string> CalibratedCpuXml(const CpuCalibration& c) {
+StatusOr<std::string> CalibratedCpuXml(const CpuCalibration& c, const std::string& source) {
+  if (source.find("--") != std::string::npos)
+    return InvalidArgument("calibration source '", source, "' must not contain '--'");
   ASSIGN_OR_RETURN(std::string xml, SingleCpuXml("cpu0", c.flops_per_s,
                                                  c.memory_bandwidth_bytes_per_s,
                                                  c.launch_overhead_ns));
+  std::ostringstream note;
+  note << "<!-- Calibrated from " << (source.empty() ? "a profile" : source) << " over "
+       << c.configurations << " configurations (sim/profile_calibration.h). Analytic time of a\n"
+       << "     node with work on cpu0 (sim/op_time_scales.h EfficientComputeNs): launch_overhead_ns\n"
+       << "     + 1e9 * (flops / speed >= bytes / memory_bandwidth_bytes_per_s ? flops / F(flops)\n"
+       << "     : bytes / B(bytes)), F and B the op type's op_flops_per_s / op_bytes_per_s curves\n"
+       << "     (WORK:RATE knots, log-log interpolation, end rates beyond), else speed and\n"
+       << "     bandwidth; times op_time_scale:OP where given. Step scale k = " << c.step_scale
+       << ". -->\n";
+  if (const size_t platform = xml.find("<platform"); platform != std::string::npos)
+    xml.insert(platform, note.str());
   std::ostringstream props;
   props.precision(4);
   for (const auto& [op, scale] : c.op_time_scale)

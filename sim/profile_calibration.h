@@ -68,7 +68,9 @@ DeviceDesc CalibratedDevice(const CpuCalibration& c);
 OpEfficiency CalibratedEfficiency(const CpuCalibration& c);
 
 // One CPU device "cpu0" with the calibration's rates and its op_flops_per_s, op_bytes_per_s and
-// op_time_scale properties (sim/platform_generator.h SingleCpuXml; errors are its).
-StatusOr<std::string> CalibratedCpuXml(const CpuCalibration& c);
+// op_time_scale properties (sim/platform_generator.h SingleCpuXml; errors are its), headed by an
+// XML comment giving the formula and `source` (the profiles and thread count it was fitted to;
+// InvalidArgument when `source` holds "--", which an XML comment cannot).
+StatusOr<std::string> CalibratedCpuXml(const CpuCalibration& c, const std::string& source = "");
 
 }  // namespace fb::sim

@@ -371,6 +371,13 @@ TEST_CASE("Calibration gives per-op rate curves and time scales", "[sim][profile
   CHECK_THAT(*xml, Contains("<prop id=\"op_flops_per_s:Conv2D\" value=\"1e+06:1.667e+08\"/>"));
   CHECK_THAT(*xml, Contains("<prop id=\"op_bytes_per_s:Add\" value=\"1e+05:5e+08\"/>"));
   CHECK_THAT(*xml, Contains("<prop id=\"op_time_scale:Identity\" value=\"1\"/>"));
+  auto noted = CalibratedCpuXml(*c, "profile:p.h5 (1 threads)");
+  REQUIRE(noted.ok());
+  CHECK_THAT(*noted, Contains("<!-- Calibrated from profile:p.h5 (1 threads) over 1 "
+                              "configurations") && Contains("Step scale k = 2. -->"));
+  auto bad = CalibratedCpuXml(*c, "a--b.h5");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.status().message(), Contains("a--b.h5"));
 }
 
 TEST_CASE("Calibration fits one knot per half-decade of kernel size", "[sim][profile]") {
