@@ -29,34 +29,6 @@ StatusOr<std::map<std::string, double>> ParseOpTimeScales(
   return out;
 }
 
-StatusOr<std::map<std::string, std::map<std::string, double>>> OpTimeScales(
-    const std::vector<SimDevice>& devices) {
-  std::map<std::string, std::map<std::string, double>> out;
-  for (const SimDevice& d : devices) {
-    if (d.host == nullptr) continue;
-    std::map<std::string, std::string> props;
-    if (const auto* p = d.host->get_properties())
-      for (const auto& [k, v] : *p) props[k] = v;
-    ASSIGN_OR_RETURN(auto scales, ParseOpTimeScales(props, d.host_name));
-    if (!scales.empty()) out[d.desc.name] = std::move(scales);
-  }
-  return out;
-}
-
-SimCosts WithOpTimeScales(SimCosts costs,
-                          std::map<std::string, std::map<std::string, double>> scales) {
-  if (scales.empty()) return costs;
-  costs.compute_s = [base = costs.compute_s, scales = std::move(scales)](const Node& n,
-                                                                         const DeviceDesc& d) {
-    const double s = base(n, d);
-    auto dev = scales.find(d.name);
-    if (dev == scales.end()) return s;
-    auto op = dev->second.find(n.op());
-    return op == dev->second.end() ? s : s * op->second;
-  };
-  return costs;
-}
-
 namespace {
 
 std::map<std::string, std::string> HostProperties(const SimDevice& d) {

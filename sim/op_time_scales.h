@@ -37,14 +37,6 @@ inline constexpr const char* kOpBytesRatePrefix = "op_bytes_per_s:";
 StatusOr<std::map<std::string, double>> ParseOpTimeScales(
     const std::map<std::string, std::string>& properties, const std::string& host);
 
-// Per device name, from the hosts of `devices` (devices without such properties are left out).
-StatusOr<std::map<std::string, std::map<std::string, double>>> OpTimeScales(
-    const std::vector<SimDevice>& devices);
-
-// `costs` with compute_s scaled per (device name, op type); unchanged when `scales` is empty.
-SimCosts WithOpTimeScales(SimCosts costs,
-                          std::map<std::string, std::map<std::string, double>> scales);
-
 // Everything a host says about its op types' efficiency.
 struct OpEfficiency {
   std::map<std::string, double> time_scale;       // op_time_scale:OP
