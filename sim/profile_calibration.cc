@@ -174,13 +174,14 @@ StatusOr<std::string> CalibratedCpuXml(const CpuCalibration& c, const std::strin
                                                  c.launch_overhead_ns));
   std::ostringstream note;
   note << "<!-- Calibrated from " << (source.empty() ? "a profile" : source) << " over "
-       << c.configurations << " configurations (sim/profile_calibration.h). Analytic time of a\n"
-       << "     node with work on cpu0 (sim/op_time_scales.h EfficientComputeNs): launch_overhead_ns\n"
-       << "     + 1e9 * (flops / speed >= bytes / memory_bandwidth_bytes_per_s ? flops / F(flops)\n"
-       << "     : bytes / B(bytes)), F and B the op type's op_flops_per_s / op_bytes_per_s curves\n"
-       << "     (WORK:RATE knots, log-log interpolation, end rates beyond), else speed and\n"
-       << "     bandwidth; times op_time_scale:OP where given. Step scale k = " << c.step_scale
-       << ". -->\n";
+       << c.configurations << " configurations (sim/profile_calibration.h).\n"
+       << "     Analytic time of a node with work on cpu0 (sim/op_time_scales.h "
+          "EfficientComputeNs):\n"
+       << "     launch_overhead_ns + 1e9 * (flops / speed >= bytes / memory_bandwidth_bytes_per_s\n"
+       << "     ? flops / F(flops) : bytes / B(bytes)), F and B the op type's op_flops_per_s and\n"
+       << "     op_bytes_per_s curves (WORK:RATE knots, log-log interpolation, end rates beyond),\n"
+       << "     else speed and bandwidth; times op_time_scale:OP where given. Step scale k = "
+       << c.step_scale << ". -->\n";
   if (const size_t platform = xml.find("<platform"); platform != std::string::npos)
     xml.insert(platform, note.str());
   std::ostringstream props;

@@ -39,7 +39,8 @@ struct Sample {
 };
 
 // Sorts by work, averages points within 1% of each other, fits the roofline.
-Curve MakeCurve(bool by_flops, std::vector<Sample> points, const std::vector<double>& zero_work_ns) {
+Curve MakeCurve(bool by_flops, std::vector<Sample> points,
+                const std::vector<double>& zero_work_ns) {
   Curve c;
   c.by_flops = by_flops;
   std::sort(points.begin(), points.end());
