@@ -76,8 +76,11 @@ def main():
                         "medians, and how much they differ shows the machine's noise")
     p.add_argument("--platform", default="this_machine.xml", help="for the analytic column")
     p.add_argument("--calibrate", metavar="OUT_XML",
-                   help="write `flowbench sim-platform profile:PROFILE OUT_XML` (1 thread) and "
-                        "use it for the analytic column instead of --platform")
+                   help="write `flowbench sim-platform profile:PROFILE,threads=T OUT_XML` "
+                        "(T: --calibrate-threads) and use it for the analytic column instead "
+                        "of --platform")
+    p.add_argument("--calibrate-threads", type=int, default=1,
+                   help="the thread count --calibrate fits (sim/platforms/this_machine.xml: 2)")
     p.add_argument("--csv", help="write the table as CSV")
     p.add_argument("--no-fitted-column", action="store_true",
                    help="skip the step-costs=off prediction (profiles without it: schema 1)")
@@ -89,7 +92,9 @@ def main():
                    "--trace-steps", str(args.profile_trace_steps),
                    "--warmup-steps", str(args.profile_warmup)]))
     if args.calibrate:
-        print(run([args.flowbench, "sim-platform", "profile:" + args.profile, args.calibrate]))
+        print(run([args.flowbench, "sim-platform",
+                   "profile:%s,threads=%d" % (args.profile, args.calibrate_threads),
+                   args.calibrate]))
         args.platform = args.calibrate
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -145,7 +150,7 @@ def main():
         f = [abs(r["fitted_error"]) for r in rows]
         print("fitted step correction only (step-costs=off): median |error| %.1f%%, max %.1f%%" % (
             100 * statistics.median(f), 100 * max(f)))
-    for threads in sorted({r["threads"] for r in rows}):  # the platform is one-thread calibrated
+    for threads in sorted({r["threads"] for r in rows}):  # the platform fits one thread count
         a = [abs(r["analytic_error"]) for r in rows if r["threads"] == threads]
         print("analytic (%s), %d thread(s): median |error| %.1f%%, max %.1f%%" % (
             args.platform, threads, 100 * statistics.median(a), 100 * max(a)))

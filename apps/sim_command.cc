@@ -137,11 +137,17 @@ Status RunSim(const SimFlags& f) {
                                              platform, options.workload));
   }
   ASSIGN_OR_RETURN(sim::CostModelHandle costs, sim::MakeSimCosts(*graph.graph, graph.feed_shapes,
-                                                                 f.cost_model));
+                                                                 f.cost_model, f.model));
   if (f.cost_model == "analytic") {  // per-op efficiencies of the platform (sim/op_time_scales.h)
-    ASSIGN_OR_RETURN(auto scales, sim::OpTimeScales(simulation.devices()));
-    if (!scales.empty()) costs.description += " (with the platform's op_time_scale properties)";
-    costs.costs = sim::WithOpTimeScales(std::move(costs.costs), std::move(scales));
+    ASSIGN_OR_RETURN(auto effs, sim::OpEfficiencies(simulation.devices()));
+    if (!effs.empty())
+      costs.description += " (with the platform's op_time_scale and op rate properties)";
+    costs.costs = sim::WithOpEfficiencies(
+        std::move(costs.costs), std::move(effs),
+        [cm = costs.model, g = graph.graph.get()](const Node& n) -> const OpWork* {
+          const Node* orig = g->FindNode(n.name());
+          return orig != nullptr && cm != nullptr ? &cm->Work(*orig) : nullptr;
+        });
   }
   options.client_graph = graph.client_graph.get();  // placed as a Session places it
   ASSIGN_OR_RETURN(sim::SimResult result, simulation.Run(*graph.graph, costs.costs, options));

@@ -6,8 +6,8 @@
 //                                                           machine (CPUs as this_machine.xml)
 //   flowbench sim-platform emulated:4:1gbit:50us[:star|two-level][:ps=1,worker=3] OUT.xml
 //                                    the cluster of `scripts/cluster up 4 --bandwidth 1gbit ...`
-//   flowbench sim-platform profile:FILE[,threads=N] OUT.xml one CPU device calibrated from a
-//                                                           `flowbench profile` file
+//   flowbench sim-platform profile:FILE[+FILE][,threads=N] OUT.xml one CPU device calibrated
+//                                              from `flowbench profile` files (merged)
 //   flowbench sim-platform cpu-devices:4[:BASE.xml] OUT.xml the CPU devices of one process
 //                                    (`train --devices cpu:4`), each as BASE's (this_machine.xml)
 // mpi-node, emulated and cpu-devices describe devices that share this machine's cores
@@ -97,7 +97,7 @@ StatusOr<std::string> EmulatedXml(const std::vector<std::string>& parts,
   return sim::EmulatedClusterXml(e, kThisMachineCpu);
 }
 
-// "profile:FILE[,threads=N]": the roofline of sim/profile_calibration.h.
+// "profile:FILE[+FILE...][,threads=N]": the per-op roofline of sim/profile_calibration.h.
 StatusOr<std::string> CalibratedXml(const std::string& spec) {
   std::string path = spec.substr(8);
   int threads = 1;
@@ -106,13 +106,24 @@ StatusOr<std::string> CalibratedXml(const std::string& spec) {
     if (threads < 1) return InvalidArgument("threads must be >= 1, got ", threads);
     path = path.substr(0, comma);
   }
-  ASSIGN_OR_RETURN(sim::Profile profile, sim::ReadProfile(path));
+  // FILE may be several profiles of this host joined with '+' (sim::MergeProfiles).
+  std::vector<std::pair<std::string, sim::Profile>> profiles;
+  for (size_t start = 0; start <= path.size();) {
+    size_t plus = path.find('+', start);
+    if (plus == std::string::npos) plus = path.size();
+    const std::string one = path.substr(start, plus - start);
+    ASSIGN_OR_RETURN(sim::Profile p, sim::ReadProfile(one));
+    profiles.emplace_back(one, std::move(p));
+    start = plus + 1;
+  }
+  ASSIGN_OR_RETURN(sim::Profile profile, sim::MergeProfiles(profiles));
   ASSIGN_OR_RETURN(sim::CpuCalibration c, sim::CalibrateCpu(profile, threads, path));
   std::cout << "calibrated from " << path << " (" << c.configurations << " configurations, "
             << threads << " threads): " << c.flops_per_s << " FLOP/s, "
             << c.memory_bandwidth_bytes_per_s << " B/s, launch " << c.launch_overhead_ns
             << " ns (step scale " << c.step_scale << ")\n";
-  return sim::CalibratedCpuXml(c);
+  return sim::CalibratedCpuXml(c, "profile:" + path + " (" + std::to_string(threads) +
+                                      " threads)");
 }
 
 // cpu-devices:N[:BASE]: N copies of the one device of platform BASE (default this_machine.xml).
@@ -196,7 +207,7 @@ FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
   auto* cmd = app->add_subcommand("sim-platform", "Generate a SimGrid platform XML");
   cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:ps=1,worker=3, "
                  "emulated:N:RATE:DELAY[:star|two-level][:JOBS] (scripts/cluster's network) or "
-                 "profile:FILE[,threads=N] or cpu-devices:N[:BASE.xml]")->required();
+                 "profile:FILE[+FILE...][,threads=N] or cpu-devices:N[:BASE.xml]")->required();
   cmd->add_option("out", out, "Output .xml")->required();
   cmd->add_option("--cores", cores,
                   "mpi-node, emulated, cpu-devices: the devices share N cores of one machine "

@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "sim/profile_calibration.h"
+
 namespace fb::sim {
 namespace {
 
@@ -29,19 +31,29 @@ void FitRoofline(Curve* c) {
   c->fit_ns_per_work = b;
 }
 
+// One measured execution: (work, time_ns) and the node's FLOPs and bytes.
+struct Sample {
+  double work, time_ns;
+  OpWork full;
+  bool operator<(const Sample& o) const { return work < o.work; }
+};
+
 // Sorts by work, averages points within 1% of each other, fits the roofline.
-Curve MakeCurve(bool by_flops, std::vector<std::pair<double, double>> points,
+Curve MakeCurve(bool by_flops, std::vector<Sample> points,
                 const std::vector<double>& zero_work_ns) {
   Curve c;
   c.by_flops = by_flops;
   std::sort(points.begin(), points.end());
   for (size_t i = 0; i < points.size();) {
     size_t j = i;
-    double w = 0, t = 0;
-    while (j < points.size() && points[j].first <= points[i].first * 1.01)
-      w += points[j].first, t += points[j].second, ++j;
+    double w = 0, t = 0, f = 0, b = 0;
+    while (j < points.size() && points[j].work <= points[i].work * 1.01) {
+      w += points[j].work, t += points[j].time_ns;
+      f += points[j].full.flops, b += points[j].full.bytes_accessed, ++j;
+    }
     const double k = static_cast<double>(j - i);
     c.points.emplace_back(w / k, t / k);
+    c.point_work.push_back(OpWork{f / k, b / k});
     i = j;
   }
   if (!zero_work_ns.empty()) {
@@ -83,6 +95,17 @@ double CurveTimeNs(const Curve& c, double work, bool* inside) {
   return std::exp(std::log(lo->second) + f * std::log(hi->second / lo->second));
 }
 
+double ScaledFromNearestPoint(const Curve& c, const std::string& op, const OpWork& work,
+                              const OpEfficiency& model, const DeviceDesc& device) {
+  if (c.points.empty() || c.point_work.size() != c.points.size()) return 0;
+  const double w = c.by_flops ? work.flops : work.bytes_accessed;
+  const size_t i = w < c.points.front().first ? 0 : c.points.size() - 1;
+  const double at_point = EfficientComputeNs(model, op, c.point_work[i], device);
+  const double at_work = EfficientComputeNs(model, op, work, device);
+  if (!(at_point > 0) || !(at_work > 0)) return c.fit_a_ns + c.fit_ns_per_work * w;
+  return c.points[i].second * at_work / at_point;
+}
+
 StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int threads,
                                                     const std::string& path,
                                                     bool use_step_costs) {
@@ -108,13 +131,12 @@ StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int 
     bool by_flops = false;
     for (const ProfilePoint* p : points) by_flops |= p->flops > 0;
     // Per op type, and per (op type, node name, model).
-    std::map<std::string, std::pair<std::vector<std::pair<double, double>>, std::vector<double>>>
-        groups;
+    std::map<std::string, std::pair<std::vector<Sample>, std::vector<double>>> groups;
     auto& all = groups[""];
     for (const ProfilePoint* p : points) {
       const double w = Work(by_flops, p->flops, p->bytes);
       for (auto* g : {&all, &groups[p->model + "\n" + p->node]}) {
-        if (w > 0 && p->time_ns > 0) g->first.emplace_back(w, p->time_ns);
+        if (w > 0 && p->time_ns > 0) g->first.push_back({w, p->time_ns, {p->flops, p->bytes}});
         else g->second.push_back(p->time_ns);
       }
     }
@@ -126,6 +148,16 @@ StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int 
         c.model = key.substr(0, key.find('\n'));
         m.by_node_[{op, key.substr(key.find('\n') + 1)}].push_back(std::move(c));
       }
+    }
+  }
+  if (!m.gpu_) {  // the size-dependent roofline for extrapolation (sim/profile_calibration.h)
+    std::vector<const ProfilePoint*> mine;
+    for (const ProfilePoint& p : profile.points)
+      if (p.threads == threads) mine.push_back(&p);
+    if (auto fit = FitOpEfficiency(mine, path); fit.ok()) {
+      m.extrapolation_device_ = CalibratedDevice(*fit);
+      m.extrapolation_ = CalibratedEfficiency(*fit);
+      m.has_extrapolation_model_ = true;
     }
   }
   for (const ProfileExecutor& e : profile.executor)
@@ -177,15 +209,30 @@ double ProfileCostModel::NodeOverheadNs(bool handed_off) const {
   return executor_.node_gap_ns + (handed_off ? executor_.handoff_ns : 0);
 }
 
-std::string ProfileCostModel::MatchingModel(const std::vector<std::string>& nodes) const {
+std::string ProfileCostModel::MatchingModel(const std::vector<std::string>& nodes,
+                                            const std::vector<NodeWork>& works) const {
   std::string best;
   size_t best_found = 0;
+  double best_distance = INFINITY;
   for (const auto& [model, names] : model_nodes_) {
     size_t found = 0;
     for (const std::string& n : nodes) found += names.count(n);
-    if (found >= 0.6 * static_cast<double>(nodes.size()) &&
-        found >= 0.9 * static_cast<double>(names.size()) && found > best_found)
-      best = model, best_found = found;
+    if (found < 0.6 * static_cast<double>(nodes.size()) ||
+        found < 0.9 * static_cast<double>(names.size()) || found < best_found)
+      continue;
+    // Ties (AlexNet's and Overfeat's graphs have the same node names): the model whose nodes'
+    // measured sizes are nearest, in log(work) summed over the nodes.
+    double distance = 0;
+    for (const NodeWork& n : works) {
+      auto it = by_node_.find({n.op, n.name});
+      if (it == by_node_.end()) continue;
+      for (const Curve& c : it->second)
+        if (c.model == model)
+          if (const double w = Work(c.by_flops, n.work.flops, n.work.bytes_accessed); w > 0)
+            distance += RangeDistance(c, w);
+    }
+    if (found > best_found || distance < best_distance)
+      best = model, best_found = found, best_distance = distance;
   }
   return best;
 }
@@ -223,12 +270,19 @@ ProfilePrediction ProfileCostModel::Predict(const std::string& op, const std::st
     if (d < best_distance) best = &c, best_distance = d;
   };
   for (const Curve* c : node_curves) consider(*c);
-  if (best == nullptr || !InRange(*best, w)) consider(op_curve);
+  // A node profiled at other sizes is extrapolated from its own points when the size-dependent
+  // roofline can scale them; the op type's pooled curve mixes other nodes' shapes (AlexNet's
+  // fc6 MatMul at batch 16 read off Overfeat's weight-bound fc layers of similar FLOPs).
+  const bool own_points = best != nullptr && has_extrapolation_model_ && !model.empty() &&
+                          best->model == model;
+  if (best == nullptr || (!InRange(*best, w) && !own_points)) consider(op_curve);
   if (best == nullptr || best->points.empty())
     return {op_curve.has_constant ? op_curve.constant_ns : 0,
             ProfilePrediction::Source::kExtrapolated};
   bool inside = false;
   out.time_ns = CurveTimeNs(*best, w, &inside);
+  if (!inside && has_extrapolation_model_)
+    out.time_ns = ScaledFromNearestPoint(*best, op, work, extrapolation_, extrapolation_device_);
   out.source = inside ? ProfilePrediction::Source::kInterpolated
                       : ProfilePrediction::Source::kExtrapolated;
   return out;

@@ -7,9 +7,19 @@
 //   1. the curve of the same op type and node name (one per profiled model; a profiled node at
 //      several batch sizes), when the node's work lies within its measured range (within 1%);
 //   2. else the curve of every profiled node of that op type, when within its range;
-//   3. else (outside every measured range) extrapolated by a roofline fitted to the nearest such
-//      curve: time = a + work / rate (least squares over the curve's points, a >= 0, rate > 0,
-//      i.e. a launch cost and the efficiency reached) -- flagged kExtrapolated;
+//   3. else (outside every measured range) extrapolated from the nearest such curve --
+//      flagged kExtrapolated. A CPU profile: the curve's end point nearest in work, scaled by
+//      the size-dependent roofline fitted to the whole profile (sim/profile_calibration.h
+//      FitOpEfficiency, sim/op_time_scales.h EfficientComputeNs: per op type, FLOP/s or bytes/s
+//      as a function of the kernel's size), t = t_end * M(node) / M(end point), so that a node
+//      bound by its weights' bytes (AlexNet's fc6 MatMul: 151 MB at every batch) stays flat and
+//      a convolution grows with its FLOPs at the efficiency larger convolutions reach. (A
+//      straight line through a node's points at batches 2 and 8 predicted AlexNet and Overfeat
+//      at batch 16 +39% and +36% too slow: the weight-bound MatMuls, whose time did not grow
+//      from 2 to 8, fell back to time proportional to FLOPs, 2x at batch 16, and the
+//      convolutions, 3-5x from batch 2 to 8 as their efficiency rose, kept that slope.)
+//      A GPU profile (or one without compute- and memory-bound points): a roofline fitted to the
+//      curve, time = a + work / rate (least squares over its points, a >= 0, rate > 0);
 //   4. an op type the profile never measured: kUnprofiled (the caller falls back to the
 //      analytic roofline of the platform's device).
 // Interpolation is linear in log(work)-log(time) between the curve's points (points whose work
@@ -50,7 +60,9 @@
 #include <utility>
 #include <vector>
 
+#include "engine/placement/device_desc.h"
 #include "engine/placement/op_cost.h"
+#include "sim/op_time_scales.h"
 #include "sim/profile.h"
 
 namespace fb::sim {
@@ -113,8 +125,17 @@ class ProfileCostModel {
   // The profiled model (with these threads) with the most node names in `nodes`, among those
   // whose names are at least 90% of their own in `nodes` and cover at least 60% of `nodes` (the
   // run's default graph passes remove 20-30% of a forward-backward graph's nodes before the
-  // profile traces it: Identity, folded shapes); "" when none does.
-  std::string MatchingModel(const std::vector<std::string>& nodes) const;
+  // profile traces it: Identity, folded shapes); "" when none does. Among models with as many
+  // names found, the one whose profiled nodes' work is nearest to `works` (the graph's nodes:
+  // the sum over them of the log-distance of their work from their curve's measured range).
+  struct NodeWork {
+    std::string name, op;
+    OpWork work;
+  };
+  std::string MatchingModel(const std::vector<std::string>& nodes,
+                            const std::vector<NodeWork>& works = {}) const;
+  // Whether the profile has points of `model` with these threads.
+  bool HasModel(const std::string& model) const { return model_nodes_.count(model) > 0; }
   double step_overhead_ns() const { return Correction().step_overhead_ns; }
   double node_time_factor() const { return Correction().node_time_factor; }
 
@@ -122,6 +143,7 @@ class ProfileCostModel {
   struct Curve {
     bool by_flops = true;
     std::vector<std::pair<double, double>> points;  // (work, time_ns)
+    std::vector<OpWork> point_work;                 // per point: its FLOPs and bytes
     double constant_ns = 0;                         // mean time of points without work
     bool has_constant = false;
     double fit_a_ns = 0, fit_ns_per_work = 0;       // the roofline fit
@@ -138,10 +160,21 @@ class ProfileCostModel {
   ProfileExecutor executor_;
   std::map<std::string, Curve> by_op_;
   std::map<std::pair<std::string, std::string>, std::vector<Curve>> by_node_;  // (op, node)
+  // The size-dependent roofline of a CPU profile, for extrapolation (step 3 above).
+  bool has_extrapolation_model_ = false;
+  DeviceDesc extrapolation_device_;
+  OpEfficiency extrapolation_;
 };
 
 // The curve's time at `work` (log-log interpolation within the points; the roofline fit
 // outside). `inside` tells which.
 double CurveTimeNs(const ProfileCostModel::Curve& c, double work, bool* inside);
+
+// Step 3's CPU extrapolation: the time of the curve's point nearest to `work` (its first or last),
+// times model(work) / model(that point's FLOPs and bytes) under EfficientComputeNs(`model`, `op`,
+// ..., `device`). 0 for a curve without points.
+double ScaledFromNearestPoint(const ProfileCostModel::Curve& c, const std::string& op,
+                              const OpWork& work, const OpEfficiency& model,
+                              const DeviceDesc& device);
 
 }  // namespace fb::sim

@@ -99,7 +99,8 @@ std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel
 
 StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
                                               const std::map<std::string, TensorShape>& feed_shapes,
-                                              const std::string& spec) {
+                                              const std::string& spec,
+                                              const std::string& simulated_model) {
   ASSIGN_OR_RETURN(ProfileSpec ps, ParseProfileSpec(spec));
   ASSIGN_OR_RETURN(Profile profile, ReadProfile(ps.path));
   if (ps.threads == 0) ps.threads = DefaultThreads(profile);
@@ -111,8 +112,14 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
   ASSIGN_OR_RETURN(CostModel model, CostModel::Create(g, DeviceSet{DeviceDesc{}}, {}, options));
   auto cm = std::make_shared<const CostModel>(std::move(model));
   std::vector<std::string> names;
-  for (Node* n : g.nodes()) names.push_back(n->name());
-  const std::string model_name = profile_model->MatchingModel(names);
+  std::vector<ProfileCostModel::NodeWork> works;
+  for (Node* n : g.nodes()) {
+    names.push_back(n->name());
+    works.push_back({n->name(), n->op(), cm->Work(*n)});
+  }
+  const std::string model_name = profile_model->HasModel(simulated_model)
+                                     ? simulated_model
+                                     : profile_model->MatchingModel(names, works);
   const ProfileCostModel::StepCorrection step = profile_model->Correction(model_name);
   // Expensive as the executor decides it: a kernel time above kInexpensiveNs.
   ASSIGN_OR_RETURN(std::set<std::string> handed_off_set,

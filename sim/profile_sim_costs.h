@@ -40,10 +40,14 @@ StatusOr<ProfileSpec> ParseProfileSpec(const std::string& spec);
 // `spec` as ParseProfileSpec reads it. The description names the profiled device and mode.
 // Errors: those of ParseProfileSpec, InvalidArgument for a thread count the profile lacks
 // (naming the file); those of ReadProfile (naming the file), of CostModel::Create (naming the
-// node) and of HandedOffNodes.
+// node) and of HandedOffNodes. `model` (the registered model simulated, or ""): the profiled
+// model whose node curves are read when the profile holds it with these threads, else the
+// profiled model MatchingModel finds for `g` (AlexNet's and Overfeat's graphs have the same node
+// names: matched by names alone, Overfeat read AlexNet's measurements).
 StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
                                               const std::map<std::string, TensorShape>& feed_shapes,
-                                              const std::string& spec);
+                                              const std::string& spec,
+                                              const std::string& model = "");
 
 // OK when every node of `model`'s graph that the trace ran on a device and whose output shapes
 // are fully known produced, in the trace, the bytes the simulated shapes give (median over its

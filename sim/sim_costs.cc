@@ -68,8 +68,9 @@ StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string
 
 StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
                                        const std::map<std::string, TensorShape>& feed_shapes,
-                                       const std::string& spec) {
-  if (spec.rfind("profile:", 0) == 0) return MakeProfileSimCosts(g, feed_shapes, spec);
+                                       const std::string& spec, const std::string& model_name) {
+  if (spec.rfind("profile:", 0) == 0)
+    return MakeProfileSimCosts(g, feed_shapes, spec, model_name);
   CostModelHandle h;
   CostModelOptions options;
   options.feed_shapes = feed_shapes;

@@ -55,8 +55,10 @@ struct CostModelHandle {
 // Builds SimCosts for nodes of `g` or of any clone of it (nodes are matched by name). `spec` is
 // "analytic", "measured:TRACE.h5" or "measured-mean:TRACE.h5". Errors: InvalidArgument for another spec; those of
 // CostModel::Create (naming the node) and TraceReader::Open (naming the file).
+// `model`: the registered model `g` was built from ("" for a graph file), which a profile cost
+// model reads by name when the profile holds it (MakeProfileSimCosts).
 StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
                                        const std::map<std::string, TensorShape>& feed_shapes,
-                                       const std::string& spec);
+                                       const std::string& spec, const std::string& model = "");
 
 }  // namespace fb::sim

@@ -72,8 +72,8 @@ double StepTime(const std::string& platform, const std::string& graph_json,
 }
 
 // Loads `path` in a child process and describes each device, one line each: "NAME MACHINE/CORES
-// threads=T" ("own" for a device on its own host), " scaled" if it has per-op time scales; or
-// the load error.
+// threads=T" ("own" for a device on its own host), " scaled" if it has per-op time scales or
+// rate curves; or the load error.
 std::string DescribeSharing(const std::string& path) {
   return test::TextFromChild([&]() -> std::string {
     Simulation sim;
@@ -86,7 +86,9 @@ std::string DescribeSharing(const std::string& path) {
                                    std::to_string(d.cores.machine->get_core_count())
                              : std::string("own");
       out += " threads=" + std::to_string(d.cores.exec_threads);
-      if (d.host->get_property("op_time_scale:Conv2D") != nullptr) out += " scaled";
+      if (d.host->get_property("op_time_scale:Conv2D") != nullptr ||
+          d.host->get_property("op_flops_per_s:Conv2D") != nullptr)
+        out += " scaled";
       out += "\n";
     }
     return out;

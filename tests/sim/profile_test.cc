@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -338,26 +339,70 @@ TEST_CASE("Bad profile files give errors naming the file", "[sim][profile]") {
 namespace fb::sim {
 namespace {
 
-TEST_CASE("Calibration gives per-op time scales", "[sim][profile]") {
+TEST_CASE("Calibration gives per-op rate curves and time scales", "[sim][profile]") {
   Profile p;
-  // MatMul at 1 FLOP/ns, Conv2D at 1/3 FLOP/ns: the pooled rate is 0.5 FLOP/ns, so the
-  // roofline gives each 100 + 2e6 ns and the scales are their measured / that.
+  // Launch 100 ns (Identity). Compute-bound nodes (FLOPs >= bytes): 2e6 FLOPs in 4e6 ns, so the
+  // host rate is 0.5 FLOP/ns; memory-bound: 1e5 bytes in 1e5 ns, 1 B/ns. Each op type's curve
+  // has one knot: MatMul 1e6 FLOPs at 1e6 FLOP / 1e6 ns, Conv2D 1e6 FLOPs / 3e6 ns, Add 1e5
+  // bytes / 1e5 ns; Identity, without work, the scale 100 / 100.
   p.points = {{"m", "mm", "MatMul", 1, 1, 1e6, 1e3, 1e6 + 100, 1},
               {"m", "conv", "Conv2D", 1, 1, 1e6, 1e3, 3e6 + 100, 1},
               {"m", "add", "Add", 1, 1, 1e3, 1e5, 1e5 + 100, 1},
               {"m", "id", "Identity", 1, 1, 0, 0, 100, 1}};
   const double node_sum = 1e6 + 3e6 + 1e5 + 400;
+  // The measured step is twice the node sum: every rate halves, the launch doubles.
+  p.steps = {{"m", 1, 1, 2 * node_sum, 0, node_sum, 10, 0}};
+  auto c = CalibrateCpu(p, 1, "p.h5");
+  REQUIRE(c.ok());
+  CHECK(c->step_scale == Approx(2));  // the model reproduces every node before the scale
+  CHECK(c->launch_overhead_ns == Approx(200));
+  CHECK(c->flops_per_s == Approx(0.25e9));
+  CHECK(c->memory_bandwidth_bytes_per_s == Approx(0.5e9));
+  REQUIRE(c->op_flops_rate.at("MatMul").knots.size() == 1);
+  CHECK(c->op_flops_rate.at("MatMul").knots[0].first == Approx(1e6));
+  CHECK(c->op_flops_rate.at("MatMul").knots[0].second == Approx(0.5e9));
+  CHECK(c->op_flops_rate.at("Conv2D").knots[0].second == Approx(1e9 / 6));
+  CHECK(c->op_bytes_rate.at("Add").knots[0].second == Approx(0.5e9));
+  CHECK(c->op_flops_rate.count("Add") == 0);
+  CHECK(c->op_time_scale.at("Identity") == Approx(1));
+  CHECK(c->op_time_scale.count("MatMul") == 0);
+  auto xml = CalibratedCpuXml(*c);
+  REQUIRE(xml.ok());
+  CHECK_THAT(*xml, Contains("<prop id=\"op_flops_per_s:Conv2D\" value=\"1e+06:1.667e+08\"/>"));
+  CHECK_THAT(*xml, Contains("<prop id=\"op_bytes_per_s:Add\" value=\"1e+05:5e+08\"/>"));
+  CHECK_THAT(*xml, Contains("<prop id=\"op_time_scale:Identity\" value=\"1\"/>"));
+  auto noted = CalibratedCpuXml(*c, "profile:p.h5 (1 threads)");
+  REQUIRE(noted.ok());
+  CHECK_THAT(*noted, Contains("<!-- Calibrated from profile:p.h5 (1 threads) over 1 "
+                              "configurations") && Contains("Step scale k = 2. -->"));
+  auto bad = CalibratedCpuXml(*c, "a--b.h5");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.status().message(), Contains("a--b.h5"));
+}
+
+TEST_CASE("Calibration fits one knot per half-decade of kernel size", "[sim][profile]") {
+  Profile p;
+  // Conv2D at 1 GFLOP runs 3x faster per FLOP than at 1 MFLOP: two knots. Between them the rate
+  // is interpolated in log-log: at 3.16e7 FLOPs, sqrt(1/3 * 1) FLOP/ns.
+  p.points = {{"m", "small", "Conv2D", 1, 1, 1e6, 1e3, 3e6 + 100, 1},
+              {"m", "large", "Conv2D", 1, 1, 1e9, 1e3, 1e9 + 100, 1},
+              {"m", "add", "Add", 1, 1, 1e3, 1e5, 1e5 + 100, 1},
+              {"m", "id", "Identity", 1, 1, 0, 0, 100, 1}};
+  const double node_sum = 3e6 + 1e9 + 1e5 + 400;
   p.steps = {{"m", 1, 1, node_sum, 0, node_sum, 10, 0}};
   auto c = CalibrateCpu(p, 1, "p.h5");
   REQUIRE(c.ok());
-  CHECK(c->op_time_scale.at("MatMul") == Approx((1e6 + 100) / (2e6 + 100)));
-  CHECK(c->op_time_scale.at("Conv2D") == Approx((3e6 + 100) / (2e6 + 100)));
-  CHECK(c->op_time_scale.at("Add") == Approx(1));
-  CHECK(c->op_time_scale.at("Identity") == Approx(1));
-  CHECK(c->step_scale == Approx(1));  // the scaled roofline reproduces every node
-  auto xml = CalibratedCpuXml(*c);
-  REQUIRE(xml.ok());
-  CHECK_THAT(*xml, Contains("<prop id=\"op_time_scale:Conv2D\" value=\"1.5\"/>"));
+  CHECK(c->step_scale == Approx(1));
+  const OpRateCurve& conv = c->op_flops_rate.at("Conv2D");
+  REQUIRE(conv.knots.size() == 2);
+  CHECK(conv.RateAt(1e6) == Approx(1e9 / 3));
+  CHECK(conv.RateAt(std::sqrt(1e6 * 1e9)) == Approx(1e9 / std::sqrt(3.0)));
+  CHECK(conv.RateAt(1e12) == Approx(1e9));  // saturates beyond the largest profiled kernel
+  CHECK(conv.RateAt(1e3) == Approx(1e9 / 3));
+  // The analytic time of a 1e8-FLOP convolution on the calibrated device: launch + 1e8 / rate.
+  const double rate = 1e9 / std::pow(3.0, 1.0 / 3);  // 1e8 is 2/3 of the way in log(work)
+  CHECK(EfficientComputeNs(CalibratedEfficiency(*c), "Conv2D", OpWork{1e8, 1e3},
+                           CalibratedDevice(*c)) == Approx(100 + 1e8 / rate * 1e9));
 }
 
 TEST_CASE("op_time_scale properties are checked", "[sim][profile]") {
@@ -409,6 +454,45 @@ TEST_CASE("Analytic cost model applies the platform's op_time_scale", "[sim][pro
   // mm alone is scaled: 1000 ns launch + 320 bytes at 1 B/ns (x 40, w 200 read, 80 written;
   // 200 FLOPs at 1 FLOP/ns is less), three times.
   CHECK(scaled - plain == Approx(2 * (1000 + 320)).epsilon(1e-6));
+}
+
+TEST_CASE("Analytic cost model applies the platform's op rate curves", "[sim][profile]") {
+  fb::test::TempDir dir;
+  const double plain = AnalyticStepNs(dir, "", "plain");
+  // mm is memory-bound (320 bytes at 1 B/ns > 200 FLOPs at 1 FLOP/ns): at 0.1 B/ns it takes
+  // 3200 ns instead of 320.
+  const double curve = AnalyticStepNs(
+      dir, "      <prop id=\"op_bytes_per_s:MatMul\" value=\"100:1e8 1000:1e8\"/>\n", "curve");
+  CHECK(curve - plain == Approx(3200 - 320).epsilon(1e-6));
+  // A FLOP curve does not apply to a memory-bound node.
+  const double flops = AnalyticStepNs(
+      dir, "      <prop id=\"op_flops_per_s:MatMul\" value=\"100:1e6\"/>\n", "flops");
+  CHECK(flops == Approx(plain).epsilon(1e-9));
+}
+
+TEST_CASE("flowbench sim refuses a bad op rate curve naming the host and property",
+          "[sim][profile]") {
+  fb::test::TempDir dir;
+  const std::string platform = dir.file("bad.xml"), graph = dir.file("g.json");
+  std::ofstream(platform) << R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="machine" routing="Full">
+    <host id="cpu9" speed="1000000000f">
+      <prop id="op_flops_per_s:MatMul" value="1e6:1e9 1e5:2e9"/>
+    </host>
+  </zone>
+</platform>
+)";
+  REQUIRE(WriteGraphDefFile(TinyGraph()->ToGraphDef(), graph).ok());
+  const std::string out = dir.file("out.txt");
+  const std::string cmd = std::string(FB_BINARY_DIR) + "/flowbench sim --graph " + graph +
+                          " --batch 2 --platform " + platform + " > " + out + " 2>&1";
+  CHECK(std::system(cmd.c_str()) != 0);
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Contains("host 'cpu9'") && Contains("op_flops_per_s:MatMul") &&
+                       Contains("must be larger than the previous knot's"));
 }
 
 }  // namespace
