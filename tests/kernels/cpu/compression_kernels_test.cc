@@ -38,7 +38,7 @@ TEST_CASE("The conversion kernels cost the same per element whatever the rank",
   ops::Placeholder(root.WithOpName("nhwc"), DataType::kFloat, TensorShape({8, 16, 64, 64}));
   REQUIRE(root.status().ok());
   GraphDef def = root.ToGraphDef();
-  for (const std::string& x : {"flat", "nhwc"}) {
+  for (const std::string x : {"flat", "nhwc"}) {
     def.nodes.push_back(Conversion(x + "_c", "_CompressFloat32", x));
     def.nodes.push_back(Conversion(x + "_d", "_DecompressFloat32", x + "_c"));
   }
