@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "engine/framework/input_file.h"
+
 namespace fb::sweep {
 
 bool FlagCatalog::Has(const std::string& command, const std::string& flag) const {
@@ -321,6 +323,7 @@ StatusOr<SweepSpec> ParseSweepSpec(const std::string& text, const std::string& p
 StatusOr<SweepSpec> ReadSweepSpec(const std::string& path, const FlagCatalog& flags) {
   std::ifstream in(path);
   if (!in) return NotFound("cannot read sweep spec '", path, "'");
+  RETURN_IF_ERROR(CheckInputFile(path, "sweep spec"));
   std::stringstream ss;
   ss << in.rdbuf();
   return ParseSweepSpec(ss.str(), path, flags);
