@@ -219,7 +219,7 @@ StatusOr<ResultsTable> ReadResultsTable(const std::string& path) {
   h5::Hdf5Guard guard;
   ASSIGN_OR_RETURN(Handle file, h5::OpenFileForRead(path, "sweep results"));
   ASSIGN_OR_RETURN(h5::FileBounds f, h5::GetFileBounds(path, "sweep results"));
-  RETURN_IF_ERROR(h5::CheckFlowbenchFileKind(file.get(), path, "sweep results"));
+  RETURN_IF_ERROR(h5::CheckFlowbenchFileKind(file.get(), path, "sweep results table"));
   ResultsTable t;
   ASSIGN_OR_RETURN(std::string schema,
                    h5::ReadCheckedFixedStringAttr(file.get(), "schema", kMaxNameBytes, f));

@@ -15,7 +15,7 @@ const char* UsedBy(const std::string& kind) {
     return "read it with flowbench trace summary, or replay it with --cost-model measured:FILE";
   if (kind == "profile")
     return "use it with --cost-model profile:FILE or flowbench sim-platform profile:FILE";
-  if (kind == "sweep results") return "read it with flowbench sweep export or plot_sweep.py";
+  if (kind == "sweep results table") return "read it with flowbench sweep export or plot_sweep.py";
   return "resume from it with --resume --checkpoint-dir DIR";
 }
 
@@ -23,7 +23,7 @@ const char* UsedBy(const std::string& kind) {
 
 std::string FlowbenchFileKind(hid_t root) {
   if (HasAttr(root, "format")) return "profile";
-  if (HasAttr(root, "schema")) return "sweep results";
+  if (HasAttr(root, "schema")) return "sweep results table";
   if (HasAttr(root, "format_version")) return "checkpoint";
   if (HasAttr(root, "clock")) return "trace";
   return "";

@@ -11,7 +11,7 @@
 
 namespace fb::h5 {
 
-// "trace" (root attribute `clock`), "profile" (`format`, sim/profile.h), "sweep results"
+// "trace" (root attribute `clock`), "profile" (`format`, sim/profile.h), "sweep results table"
 // (`schema`, sweep/sweep_results.h), "checkpoint" (`format_version`), or "" when the root holds
 // none of them. Never leaves an HDF5 error on the stack. Call under Hdf5Guard.
 std::string FlowbenchFileKind(hid_t root);

@@ -58,12 +58,12 @@ TEST_CASE("Each reader names the kind of a flowbench file it was given instead",
   CHECK_THAT(s.message(), Catch::Contains("profile_schema3.h5: a flowbench profile, not a "
                                           "flowbench trace (use it with --cost-model profile:"));
   CHECK_THAT(TraceReader::Open(results).status().message(),
-             Catch::Contains("results.h5: a flowbench sweep results, not a flowbench trace"));
+             Catch::Contains("results.h5: a flowbench sweep results table, not a flowbench trace"));
   CHECK_THAT(sim::ReadProfile(trace).status().message(),
              Catch::Contains("run.h5: a flowbench trace, not a flowbench profile (read it with "
                              "flowbench trace summary, or replay it with --cost-model measured:"));
   CHECK_THAT(sweep::ReadResultsTable(kProfile).status().message(),
-             Catch::Contains("a flowbench profile, not a flowbench sweep results"));
+             Catch::Contains("a flowbench profile, not a flowbench sweep results table"));
   CHECK_THAT(TraceReader::Open(checkpoint).status().message(),
              Catch::Contains("ckpt-1.h5: a flowbench checkpoint, not a flowbench trace"));
 
