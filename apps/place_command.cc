@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/command_files.h"
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
 #include "engine/framework/device.h"
@@ -111,9 +112,7 @@ Status WriteMetricsJson(const std::string& path, const nlohmann::json& out) {
   }
   m["graph"] = out["graph"];
   m["num_nodes"] = out["num_nodes"];
-  std::ofstream file(path);
-  if (!(file << m.dump(2) << "\n")) return Internal("cannot write metrics file '", path, "'");
-  return Status::OK();
+  return WriteJsonFile(path, m);
 }
 
 Status Place(const PlaceFlags& f) {
@@ -146,10 +145,7 @@ Status Place(const PlaceFlags& f) {
             << FormatPlacerRuns(runs, cost);
   if (!f.metrics_json.empty()) RETURN_IF_ERROR(WriteMetricsJson(f.metrics_json, out));
   if (f.json_out.empty()) return Status::OK();
-  std::ofstream file(f.json_out);
-  if (!file) return NotFound("cannot write '", f.json_out, "'");
-  file << out.dump(2) << "\n";
-  return file.good() ? Status::OK() : Internal("error writing '", f.json_out, "'");
+  return WriteJsonFile(f.json_out, out);
 }
 
 FB_REGISTER_COMMAND("place", [](CLI::App* app) {
@@ -170,9 +166,11 @@ FB_REGISTER_COMMAND("place", [](CLI::App* app) {
   cmd->add_option("--measured", flags.measured, "HDF5 trace of an earlier run (measured costs)");
   cmd->add_option("--seed", flags.seed, "Seed for random placement and synthetic graphs")
       ->check(IntRange(0, INT64_MAX));
-  cmd->add_option("--json", flags.json_out, "Write the summaries as JSON");
+  cmd->add_option("--json", flags.json_out, "Write the summaries as JSON")
+      ->check(OutputFileCheck());
   cmd->add_option("--metrics-json", flags.metrics_json,
-                  "Write the summary as flat metrics JSON (one placer: its summary)");
+                  "Write the summary as flat metrics JSON (one placer: its summary)")
+      ->check(OutputFileCheck());
   cmd->callback([] {
     if (Status s = Place(flags); !s.ok()) Fail("place", s);
   });

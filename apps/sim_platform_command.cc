@@ -188,7 +188,7 @@ FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
   cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:ps=1,worker=3, "
                  "emulated:N:RATE:DELAY[:star|two-level][:JOBS] (scripts/cluster's network) or "
                  "profile:FILE[,threads=N] or cpu-devices:N[:BASE.xml]")->required();
-  cmd->add_option("out", out, "Output .xml")->required();
+  cmd->add_option("out", out, "Output .xml")->required()->check(OutputFileCheck());
   cmd->add_option("--cores", cores,
                   "mpi-node, emulated, cpu-devices: the devices share N cores of one machine "
                   "(nproc, the default: this machine's online cores; 0: a whole CPU each)");
