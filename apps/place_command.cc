@@ -58,7 +58,9 @@ StatusOr<std::unique_ptr<Graph>> LoadGraph(const PlaceFlags& f,
   }
   if (!f.graph.empty()) {
     ASSIGN_OR_RETURN(GraphDef def, ReadGraphDefFile(f.graph));
-    return Graph::FromGraphDef(def);
+    auto g = Graph::FromGraphDef(def);
+    if (!g.ok()) return g.status().WithPrefix("graph file '" + f.graph + "': ");
+    return g;
   }
   auto dims = Split(f.synthetic, 'x');
   SyntheticGraphOptions o;
@@ -69,6 +71,11 @@ StatusOr<std::unique_ptr<Graph>> LoadGraph(const PlaceFlags& f,
   } catch (const std::exception&) {
     return InvalidArgument("--synthetic '", f.synthetic, "': expected LAYERSxWIDTH, e.g. 300x100");
   }
+  // 300x100 is 30,301 nodes; 100000x100000 (10^10) ran until memory ran out.
+  constexpr int64_t kMaxSyntheticNodes = 1'000'000;
+  if (int64_t{o.layers} * o.width > kMaxSyntheticNodes)
+    return InvalidArgument("--synthetic '", f.synthetic, "': ", int64_t{o.layers} * o.width,
+                           " nodes (LAYERS x WIDTH), more than ", kMaxSyntheticNodes);
   o.seed = f.seed;
   return BuildLayeredGraph(o);
 }
