@@ -168,6 +168,23 @@ TEST_CASE("flowbench sweep --resume after a killed sweep runs only the missing p
   CHECK_THAT(d.Read("stdout.txt"), Catch::Contains("0 runs, 0 failed, 12 skipped"));
 }
 
+TEST_CASE("flowbench sweep --resume refuses the directory of another sweep", "[apps][sweep]") {
+  // It appended its runs to the other sweep's journal and rewrote that table under its own name.
+  SweepDir d("name: first\nsim_command: place\nfixed: {model: mlp, placers: single}\naxes:\n"
+             "  seed: [1, 2]\n");
+  REQUIRE(d.Run("") == 0);
+  std::ofstream(d.dir + "/s.yaml") << "name: second\nsim_command: place\nfixed: {model: mlp}\n"
+                                      "axes:\n  placers: [greedy]\n";
+  CHECK(d.Run("--resume") == 1);
+  CHECK_THAT(d.Read("stderr.txt"),
+             Catch::Contains("--resume: sweep output directory '" + d.Out() +
+                             "' holds sweep 'first' (" + d.dir + "/s.yaml), not 'second'"));
+  sweep::ResultsTable t = d.Results();
+  CHECK(t.name == "first");
+  CHECK(t.rows() == 2);
+  CHECK(Lines(d.Out() + "/journal.rank0.jsonl") == 2);
+}
+
 TEST_CASE("flowbench sweep spreads runs over mpirun ranks and rank 0 writes the table",
           "[apps][sweep]") {
   // Two ranks of one launch, as mpirun would start them (same PMIX_NAMESPACE, rank and size in
