@@ -127,9 +127,19 @@ TEST_CASE("flowbench sweep records a failing point and finishes the sweep", "[ap
   CHECK(rows == 3);
 }
 
+// It exited 0 ("sweep s: 2 runs, 2 failed"), as if something had been measured.
+TEST_CASE("flowbench sweep whose every run failed exits 1 after writing the table",
+          "[apps][sweep][errors]") {
+  SweepDir d("sim_command: place\nfixed: {model: nosuch}\naxes:\n  seed: [1, 2]\n");
+  CHECK(d.Run("") == 1);
+  CHECK_THAT(d.Read("stderr.txt"),
+             Catch::Contains("every run of sweep 's' failed (2 of 2): nothing was measured"));
+  CHECK(d.Results().rows() == 2);
+}
+
 TEST_CASE("flowbench sweep kills a point past its timeout and records it", "[apps][sweep]") {
   SweepDir d("timeout_s: 0.3\nfixed: {model: lenet, platform: star_4.xml, steps: 1000000}\n");
-  REQUIRE(d.Run("") == 0);
+  REQUIRE(d.Run("") == 1);  // its only run failed
   sweep::ResultsTable t = d.Results();
   REQUIRE(t.rows() == 1);
   CHECK_THAT(t.Find("status")->strings[0], Catch::StartsWith("timeout after"));
