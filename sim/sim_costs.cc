@@ -87,6 +87,8 @@ StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
   const bool mean = spec.rfind("measured-mean:", 0) == 0;
   if (mean || spec.rfind("measured:", 0) == 0) {
     const std::string path = spec.substr(spec.find(':') + 1);
+    if (path.empty())
+      return InvalidArgument("--cost-model '", spec, "': expected ", spec, "TRACE.h5");
     ASSIGN_OR_RETURN(Trace trace, TraceReader::Open(path));
     // A trace answers for the configuration it ran only (issue 17: a batch-64 trace predicted
     // the same step for every batch and reported its own steps as the "measurement").

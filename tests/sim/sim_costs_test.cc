@@ -38,5 +38,16 @@ TEST_CASE("LoadSimGraph names the graph file of an invalid graph", "[sim][errors
   CHECK_THAT(g.status().message(), Catch::Contains("graph file '" + path + "': node 'y'"));
 }
 
+TEST_CASE("MakeSimCosts names an empty measured trace path", "[sim][errors]") {
+  // Was "NotFound: : cannot open trace".
+  auto g = LoadSimGraph("", "synthetic:1:0", 1, "train");
+  REQUIRE(g.ok());
+  for (const std::string spec : {"measured:", "measured-mean:"}) {
+    auto c = MakeSimCosts(*g->graph, g->feed_shapes, spec);
+    REQUIRE_FALSE(c.ok());
+    CHECK(c.status().message() == "--cost-model '" + spec + "': expected " + spec + "TRACE.h5");
+  }
+}
+
 }  // namespace
 }  // namespace fb::sim
