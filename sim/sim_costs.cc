@@ -3,6 +3,7 @@
 #include "engine/trace/trace_reader.h"
 #include "engine/trace/trace_summary.h"
 #include "experiments/models/model_graph.h"
+#include "experiments/models/models.h"
 #include "sim/measured_latencies.h"
 #include "sim/profile_sim_costs.h"
 #include "sim/synthetic_graph.h"
@@ -39,7 +40,11 @@ StatusOr<SimGraph> SyntheticModel(const std::string& model, int batch) {
 
 // A model of experiments/models/models.h with Placeholder inputs, `batch` examples per step.
 StatusOr<SimGraph> RegisteredModel(const std::string& model, int batch, const std::string& mode) {
-  ASSIGN_OR_RETURN(experiments::ModelGraph m, experiments::BuildModelGraph(model, batch, mode));
+  auto built = experiments::BuildModelGraph(model, batch, mode);
+  if (built.status().code() == Code::kNotFound && !experiments::LookupDefaults(model).ok())
+    return NotFound(built.status().message(), "; --model also takes synthetic and ",
+                    "synthetic:LAYERS:ELEMENTWISE");
+  ASSIGN_OR_RETURN(experiments::ModelGraph m, std::move(built));
   SimGraph out;
   out.graph = std::move(m.graph);
   out.feed_shapes = std::move(m.feed_shapes);

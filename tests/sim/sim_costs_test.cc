@@ -49,5 +49,15 @@ TEST_CASE("MakeSimCosts names an empty measured trace path", "[sim][errors]") {
   }
 }
 
+TEST_CASE("LoadSimGraph lists the synthetic models with the registered ones", "[sim][errors]") {
+  // `flowbench sim --model nosuch` listed the registered models only, not the README's synthetic.
+  auto g = LoadSimGraph("", "nosuch", 1, "train");
+  REQUIRE_FALSE(g.ok());
+  CHECK(g.status().code() == Code::kNotFound);
+  CHECK_THAT(g.status().message(),
+             Catch::Contains("unknown model 'nosuch' (known: alexnet") &&
+                 Catch::EndsWith("; --model also takes synthetic and synthetic:LAYERS:ELEMENTWISE"));
+}
+
 }  // namespace
 }  // namespace fb::sim
