@@ -57,6 +57,25 @@ double Lookup(const std::map<std::string, double>& m, const std::string& key) {
   return it == m.end() ? -1 : it->second;
 }
 
+// A trace without node events, or whose nodes are none of the graph's, replays nothing: every
+// node fell back to the analytic estimate ("measured:T (0 nodes)") and the prediction was
+// compared with the trace's steps of another run.
+Status CheckTraceMeasuresGraph(const Trace& trace, const Graph& g) {
+  size_t compute = 0;
+  for (const EventRecord& e : trace.events) {
+    if (e.kind != static_cast<int32_t>(EventKind::kCompute)) continue;
+    ++compute;
+    if (g.FindNode(trace.str(e.node))) return Status::OK();
+  }
+  if (compute == 0)
+    return FailedPrecondition("trace '", trace.path, "' holds no node executions (traced with ",
+                              "--trace-steps 0?): nothing to replay. Trace some steps, or ",
+                              "predict with --cost-model profile:FILE or analytic");
+  return FailedPrecondition("trace '", trace.path, "' measured none of the ", g.num_nodes(),
+                            " nodes of the simulated graph (", compute,
+                            " node executions of another graph): simulate the model it traced");
+}
+
 }  // namespace
 
 StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string& model,
@@ -99,6 +118,7 @@ StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
     // the same step for every batch and reported its own steps as the "measurement").
     ASSIGN_OR_RETURN(CostModel shapes, CostModel::Create(g, DeviceSet{DeviceDesc{}}, {}, options));
     RETURN_IF_ERROR(CheckTraceConfiguration(trace, g, shapes));
+    RETURN_IF_ERROR(CheckTraceMeasuresGraph(trace, g));
     // Means compose: the sum of per-node means over a set of steps is the mean of their sums.
     // "measured:" averages over the typical steps (predicting the median step), "measured-mean:"
     // over every step (predicting the mean step).

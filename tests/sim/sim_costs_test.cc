@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/trace/trace_writer.h"
 #include "tests/engine/trace/temp_dir.h"
 
 namespace fb::sim {
@@ -57,6 +58,49 @@ TEST_CASE("LoadSimGraph lists the synthetic models with the registered ones", "[
   CHECK_THAT(g.status().message(),
              Catch::Contains("unknown model 'nosuch' (known: alexnet") &&
                  Catch::EndsWith("; --model also takes synthetic and synthetic:LAYERS:ELEMENTWISE"));
+}
+
+// A trace with one step and, when `node` is given, one compute event of that node.
+std::string StepTrace(const test::TempDir& dir, const std::string& node) {
+  const std::string path = dir.file(node.empty() ? "empty.h5" : node + ".h5");
+  auto w = TraceWriter::Create(path, DefaultTraceMetadata(TraceMode::kReal, 0, nullptr));
+  REQUIRE(w.ok());
+  if (!node.empty()) {
+    TraceEvent e;
+    e.device = "/job:localhost/replica:0/task:0/device:CPU:0";
+    e.node = node;
+    e.op = "MatMul";
+    e.start_ns = 10;
+    e.end_ns = 1010;
+    REQUIRE((*w)->AddEvent(e).ok());
+  }
+  StepTotals t;
+  t.start_ns = 0;
+  t.end_ns = 2000;
+  REQUIRE((*w)->AddStep(0, {}, t).ok());
+  REQUIRE((*w)->Close().ok());
+  return path;
+}
+
+TEST_CASE("measured: refuses a trace that measured no node of the graph", "[sim][errors]") {
+  // Both replayed every node analytically ("measured:T (0 nodes)") and reported an error
+  // against the steps of another run.
+  test::TempDir dir;
+  auto g = LoadSimGraph("", "synthetic:1:0", 1, "train");
+  REQUIRE(g.ok());
+  const std::string empty = StepTrace(dir, "");
+  auto none = MakeSimCosts(*g->graph, g->feed_shapes, "measured:" + empty);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.status().code() == Code::kFailedPrecondition);
+  CHECK_THAT(none.status().message(),
+             Catch::Contains("trace '" + empty + "' holds no node executions (traced with "
+                             "--trace-steps 0?)"));
+  const std::string other = StepTrace(dir, "another_model_node");
+  auto foreign = MakeSimCosts(*g->graph, g->feed_shapes, "measured-mean:" + other);
+  REQUIRE_FALSE(foreign.ok());
+  CHECK_THAT(foreign.status().message(),
+             Catch::Contains("measured none of the " + std::to_string(g->graph->num_nodes()) +
+                             " nodes of the simulated graph (1 node executions of another"));
 }
 
 }  // namespace
