@@ -113,7 +113,7 @@ FB_REGISTER_COMMAND("sweep", [](CLI::App* app) {
       ->check(IntRange(0, 1'000'000));
   auto* exp = cmd->add_subcommand("export", "Write a sweep's results.h5 as CSV");
   exp->add_option("results", f.export_in, "results.h5 of a sweep")->required();
-  exp->add_option("--csv", f.export_csv, "CSV file to write")->required();
+  exp->add_option("--csv", f.export_csv, "CSV file to write")->required()->check(OutputFileCheck());
   exp->callback([] {
     if (Status s = ExportCommand(f); !s.ok()) Fail("sweep export", s);
   });
