@@ -217,6 +217,8 @@ TEST_CASE("Sweep spec that is a directory is refused naming it", "[sweep][spec][
 TEST_CASE("Sweep step-time metrics and their units", "[sweep][spec]") {
   CHECK(DefaultStepTimeMetric("sim") == "median_step_time_s");
   CHECK(DefaultStepTimeMetric("lstm").empty());
+  // `real_command: benchmark` with --validate or mode both needed step_time_metric spelt out.
+  CHECK(DefaultStepTimeMetric("benchmark") == "ms_per_step_median");
   CHECK(MetricSecondsPerUnit("predicted_step_ns") == 1e-9);
   CHECK(MetricSecondsPerUnit("ms_per_step_median") == 1e-3);
   CHECK(MetricSecondsPerUnit("median_step_time_s") == 1);
