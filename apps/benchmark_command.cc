@@ -86,16 +86,6 @@ Status RunBenchmarkCommand(BenchmarkFlags& f) {
   return Status::OK();
 }
 
-// --model: a registered model (the message lists them).
-CLI::Validator ModelCheck() {
-  return CLI::Validator(
-      [](std::string& name) -> std::string {
-        auto defaults = experiments::LookupDefaults(name);
-        return defaults.ok() ? "" : defaults.status().message();
-      },
-      "MODEL");
-}
-
 void AddModeFlags(CLI::App* cmd, BenchmarkFlags* f) {
   auto* mode = cmd->add_option("--mode", f->mode,
                                "forward (logits), forward-backward (gradients, no update) or "
@@ -168,11 +158,13 @@ void Setup(CLI::App* app) {
   cmd->add_option("--trace", o.trace_path,
                   "Write an HDF5 trace (FILE.h5): every timed step, then "
                   "--trace-steps traced "
-                  "node by node");
+                  "node by node")
+      ->check(OutputFileCheck());
   cmd->add_option("--trace-steps", o.trace_steps, "Steps traced node by node after timing")
       ->check(IntRange(0, kMaxSteps))
       ->capture_default_str();
-  cmd->add_option("--metrics-json", f->metrics_json, "Write the results as JSON");
+  cmd->add_option("--metrics-json", f->metrics_json, "Write the results as JSON")
+      ->check(OutputFileCheck());
   cmd->add_flag("--list-models", f->list_models, "Print the registered models and exit");
   cmd->callback([f]() {
     if (Status s = RunBenchmarkCommand(*f); !s.ok()) Fail("benchmark", s);

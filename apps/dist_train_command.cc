@@ -77,9 +77,14 @@ FB_REGISTER_COMMAND("dist-train", [](CLI::App* app) {
   cmd->add_option("--max-final-loss", o->max_final_loss,
                   "Fail if the final held-out loss is above this")
       ->check(FiniteRange(0, 1e30));
-  cmd->add_option("--trace", o->trace_path, "Mode sync: write an HDF5 trace of every step (FILE.h5)");
-  cmd->add_option("--export-graph", o->export_graph, "Mode sync: write one training step's GraphDef JSON");
-  cmd->add_option("--metrics-json", o->metrics_json, "Rank 0 writes the run's metrics as JSON");
+  cmd->add_option("--trace", o->trace_path,
+                  "Mode sync: write an HDF5 trace of every step (FILE.h5)")
+      ->check(OutputFileCheck());
+  cmd->add_option("--export-graph", o->export_graph,
+                  "Mode sync: write one training step's GraphDef JSON")
+      ->check(OutputFileCheck());
+  cmd->add_option("--metrics-json", o->metrics_json, "Rank 0 writes the run's metrics as JSON")
+      ->check(OutputFileCheck());
   cmd->callback([o]() {
     for (const std::string& file : {o->trace_path, o->export_graph, o->metrics_json}) {
       std::error_code ec;

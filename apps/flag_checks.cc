@@ -1,15 +1,19 @@
 #include "apps/flag_checks.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "engine/passes/graph_pass.h"
+#include "experiments/models/models.h"
 
 namespace fb::apps {
 
@@ -66,6 +70,36 @@ CLI::Validator GraphPassCheck() {
                            fmt::join(known, ", "));
       },
       "PASS[,PASS...]");
+}
+
+CLI::Validator ModelCheck() {
+  return CLI::Validator(
+      [](std::string& name) -> std::string {
+        auto defaults = experiments::LookupDefaults(name);
+        return defaults.ok() ? "" : defaults.status().message();
+      },
+      "MODEL");
+}
+
+CLI::Validator OutputFileCheck() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        if (path.empty()) return "must name a file to write, got ''";
+        if (fs::is_directory(path, ec))
+          return fmt::format("must name a file to write, got the directory '{}'", path);
+        fs::path dir = fs::path(path).parent_path();
+        while (!dir.empty() && !fs::exists(dir, ec)) dir = dir.parent_path();
+        if (dir.empty()) dir = ".";
+        if (!fs::is_directory(dir, ec))
+          return fmt::format("cannot write '{}': '{}' is not a directory", path, dir.string());
+        if (access(dir.c_str(), W_OK) != 0)
+          return fmt::format("cannot write '{}': directory '{}' is not writable", path,
+                             dir.string());
+        return "";
+      },
+      "FILE");
 }
 
 std::string UncheckedNumericFlag(CLI::App* app) {

@@ -45,6 +45,16 @@ CLI::Validator DevicesCheck();
 // GraphPassRegistry (engine/passes/graph_pass.h); the error lists the registered ones.
 CLI::Validator GraphPassCheck();
 
+// --model (benchmark), --models (profile, each name): a registered model (the message lists
+// them), so that an unknown name stops the command before it measures anything.
+CLI::Validator ModelCheck();
+
+// A file the command writes (--trace, --metrics-json, profile --out, ...), checked before any
+// work starts so that a long run does not end in "cannot write": refuses an empty name, an
+// existing directory, and a path whose nearest existing ancestor is not a writable directory
+// (missing directories below it are created by the command, as CreateParentDirectories does).
+CLI::Validator OutputFileCheck();
+
 // Every option of `app` and its subcommands whose type is a number (CLI11 type FLOAT, INT or
 // UINT) must carry FiniteRange or IntRange. Returns "" or the first offender ("train --lr").
 std::string UncheckedNumericFlag(CLI::App* app);

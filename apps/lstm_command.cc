@@ -92,10 +92,12 @@ FB_REGISTER_COMMAND("lstm", [](CLI::App* app) {
       ->check(PositiveCount(kMaxThreads))->capture_default_str();
   cmd->add_option("--seed", config->seed, "Seed of initial weights and batches")
       ->check(IntRange(0, INT64_MAX))->capture_default_str();
-  cmd->add_option("--trace", config->trace_path, "Write an HDF5 trace of the run (FILE.h5)");
+  cmd->add_option("--trace", config->trace_path, "Write an HDF5 trace of the run (FILE.h5)")
+      ->check(OutputFileCheck());
   cmd->add_option("--trace-steps", config->trace_steps, "Steps traced node by node")
       ->check(IntRange(0, kMaxSteps))->capture_default_str();
-  cmd->add_option("--metrics-json", f->metrics_json, "Write the run's metrics as JSON");
+  cmd->add_option("--metrics-json", f->metrics_json, "Write the run's metrics as JSON")
+      ->check(OutputFileCheck());
   cmd->callback([f]() {
     if (Status s = Run(*f); !s.ok()) Fail("lstm", s);
   });

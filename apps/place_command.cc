@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/command_files.h"
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
 #include "engine/framework/device.h"
@@ -57,7 +58,9 @@ StatusOr<std::unique_ptr<Graph>> LoadGraph(const PlaceFlags& f,
   }
   if (!f.graph.empty()) {
     ASSIGN_OR_RETURN(GraphDef def, ReadGraphDefFile(f.graph));
-    return Graph::FromGraphDef(def);
+    auto g = Graph::FromGraphDef(def);
+    if (!g.ok()) return g.status().WithPrefix("graph file '" + f.graph + "': ");
+    return g;
   }
   auto dims = Split(f.synthetic, 'x');
   SyntheticGraphOptions o;
@@ -68,6 +71,11 @@ StatusOr<std::unique_ptr<Graph>> LoadGraph(const PlaceFlags& f,
   } catch (const std::exception&) {
     return InvalidArgument("--synthetic '", f.synthetic, "': expected LAYERSxWIDTH, e.g. 300x100");
   }
+  // 300x100 is 30,301 nodes; 100000x100000 (10^10) ran until memory ran out.
+  constexpr int64_t kMaxSyntheticNodes = 1'000'000;
+  if (int64_t{o.layers} * o.width > kMaxSyntheticNodes)
+    return InvalidArgument("--synthetic '", f.synthetic, "': ", int64_t{o.layers} * o.width,
+                           " nodes (LAYERS x WIDTH), more than ", kMaxSyntheticNodes);
   o.seed = f.seed;
   return BuildLayeredGraph(o);
 }
@@ -111,9 +119,7 @@ Status WriteMetricsJson(const std::string& path, const nlohmann::json& out) {
   }
   m["graph"] = out["graph"];
   m["num_nodes"] = out["num_nodes"];
-  std::ofstream file(path);
-  if (!(file << m.dump(2) << "\n")) return Internal("cannot write metrics file '", path, "'");
-  return Status::OK();
+  return WriteJsonFile(path, m);
 }
 
 Status Place(const PlaceFlags& f) {
@@ -146,10 +152,7 @@ Status Place(const PlaceFlags& f) {
             << FormatPlacerRuns(runs, cost);
   if (!f.metrics_json.empty()) RETURN_IF_ERROR(WriteMetricsJson(f.metrics_json, out));
   if (f.json_out.empty()) return Status::OK();
-  std::ofstream file(f.json_out);
-  if (!file) return NotFound("cannot write '", f.json_out, "'");
-  file << out.dump(2) << "\n";
-  return file.good() ? Status::OK() : Internal("error writing '", f.json_out, "'");
+  return WriteJsonFile(f.json_out, out);
 }
 
 FB_REGISTER_COMMAND("place", [](CLI::App* app) {
@@ -170,9 +173,11 @@ FB_REGISTER_COMMAND("place", [](CLI::App* app) {
   cmd->add_option("--measured", flags.measured, "HDF5 trace of an earlier run (measured costs)");
   cmd->add_option("--seed", flags.seed, "Seed for random placement and synthetic graphs")
       ->check(IntRange(0, INT64_MAX));
-  cmd->add_option("--json", flags.json_out, "Write the summaries as JSON");
+  cmd->add_option("--json", flags.json_out, "Write the summaries as JSON")
+      ->check(OutputFileCheck());
   cmd->add_option("--metrics-json", flags.metrics_json,
-                  "Write the summary as flat metrics JSON (one placer: its summary)");
+                  "Write the summary as flat metrics JSON (one placer: its summary)")
+      ->check(OutputFileCheck());
   cmd->callback([] {
     if (Status s = Place(flags); !s.ok()) Fail("place", s);
   });

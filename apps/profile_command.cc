@@ -79,9 +79,10 @@ FB_REGISTER_COMMAND("profile", [](CLI::App* app) {
   static ProfileFlags f;
   auto* cmd = app->add_subcommand(
       "profile", "Measure this host's kernels and executor for the simulator (docs/simulator.md)");
-  cmd->add_option("--out", f.out, "Output HDF5 profile, e.g. profiles/HOST.h5")->required();
+  cmd->add_option("--out", f.out, "Output HDF5 profile, e.g. profiles/HOST.h5")->required()
+      ->check(OutputFileCheck());
   cmd->add_option("--models", f.options.models, "Models to profile (experiments/models)")
-      ->delimiter(',')->capture_default_str();
+      ->check(ModelCheck())->delimiter(',')->capture_default_str();
   cmd->add_option("--batch-sizes", f.options.batch_sizes, "Batch sizes")
       ->check(PositiveCount(kMaxBatchSize))->delimiter(',')->capture_default_str();
   cmd->add_option("--threads", f.options.threads, "CPU thread counts")

@@ -11,12 +11,12 @@
 //                 [--loop-iterations N] [--model-mode forward|forward-backward|train]
 //                 [--control-plane on|off] [--message-overhead-ns NS]
 //                 [--serialize-bytes-per-s R] [--message-latency-ns NS]
-#include <fstream>
 #include <iostream>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "apps/command_files.h"
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
 #include "engine/passes/graph_pass.h"
@@ -156,12 +156,9 @@ Status RunSim(const SimFlags& f) {
   std::cout << "cost model: " << costs.description << "\n" << sim::FormatSummary(metrics);
   if (!metrics.contains("validation"))
     std::cout << "validation: no measurement of this configuration\n";
-  if (!f.metrics_json.empty()) {
-    std::ofstream out(f.metrics_json);
-    if (!(out << metrics.dump(2) << "\n"))
-      return Internal("cannot write metrics file '", f.metrics_json, "'");
-  }
+  if (!f.metrics_json.empty()) RETURN_IF_ERROR(WriteJsonFile(f.metrics_json, metrics));
   if (!f.trace.empty()) {
+    CreateParentDirectories(f.trace);
     TraceMetadata meta = DefaultTraceMetadata(TraceMode::kSim, 0, nullptr);
     std::string cmd;
     for (const std::string& a : f.argv) cmd += (cmd.empty() ? "" : " ") + a;
@@ -249,8 +246,10 @@ FB_REGISTER_COMMAND("sim", [](CLI::App* app) {
                   "r * S / replicas late")->capture_default_str();
   cmd->add_option("--seed", f.seed, "Seed (stragglers, compute noise)")
       ->check(IntRange(0, INT64_MAX))->capture_default_str();
-  cmd->add_option("--trace", f.trace, "Write an HDF5 trace (docs/trace-format.md)");
-  cmd->add_option("--metrics-json", f.metrics_json, "Write predicted metrics as JSON");
+  cmd->add_option("--trace", f.trace, "Write an HDF5 trace (docs/trace-format.md)")
+      ->check(OutputFileCheck());
+  cmd->add_option("--metrics-json", f.metrics_json, "Write predicted metrics as JSON")
+      ->check(OutputFileCheck());
   cmd->callback([] {
     if (f.graph.empty() && f.model.empty()) return Fail("sim", InvalidArgument("give --graph or --model"));
     f.argv = ProcessArgs();

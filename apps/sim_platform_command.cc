@@ -72,6 +72,9 @@ StatusOr<std::vector<std::pair<std::string, int>>> ParseJobs(const std::string& 
     if (eq == std::string::npos || eq == 0)
       return InvalidArgument("jobs must be like ps=1,worker=3, got '", text, "'");
     ASSIGN_OR_RETURN(int tasks, ParseInt(item.substr(eq + 1), "a task count"));
+    for (const auto& job : jobs)
+      if (job.first == item.substr(0, eq))
+        return InvalidArgument("job '", job.first, "' is given twice in '", text, "'");
     jobs.emplace_back(item.substr(0, eq), tasks);
   }
   return jobs;  // names, counts and the total are checked by MpiNodeXml
@@ -183,7 +186,8 @@ StatusOr<std::string> GenerateXml(const std::string& spec, const sim::SharedCore
   }
   return InvalidArgument(
       "expected fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:JOBS, "
-      "emulated:N:RATE:DELAY[:star|two-level][:JOBS] or cpu-devices:N[:BASE]");
+      "emulated:N:RATE:DELAY[:star|two-level][:JOBS], cpu-devices:N[:BASE] or "
+      "profile:FILE[,threads=N]");
 }
 
 Status GeneratePlatform(const std::string& spec, const std::string& out_path,
@@ -198,6 +202,16 @@ Status GeneratePlatform(const std::string& spec, const std::string& out_path,
   return Status::OK();
 }
 
+// --cores and --exec-threads shape the shared cores of mpi-node, emulated and cpu-devices
+// platforms; the others have none, and the flags would be ignored without a word.
+Status CheckSharingFlags(const std::string& spec, bool given) {
+  if (!given || spec.starts_with("mpi-node:") || spec.starts_with("emulated:") ||
+      spec.starts_with("cpu-devices:"))
+    return Status::OK();
+  return InvalidArgument("--cores, --exec-threads and --wait-core-weight apply to mpi-node, emulated and cpu-devices "
+                         "platforms, not '", spec, "'");
+}
+
 FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
   static std::string spec;
   static std::string out;
@@ -208,11 +222,11 @@ FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
   cmd->add_option("spec", spec, "fat-tree:N:10gbe|ib, node:G:pcie|nvlink, cpu:FLOPS:MEMBW, mpi-node:ps=1,worker=3, "
                  "emulated:N:RATE:DELAY[:star|two-level][:JOBS] (scripts/cluster's network) or "
                  "profile:FILE[+FILE...][,threads=N] or cpu-devices:N[:BASE.xml]")->required();
-  cmd->add_option("out", out, "Output .xml")->required();
-  cmd->add_option("--cores", cores,
+  cmd->add_option("out", out, "Output .xml")->required()->check(OutputFileCheck());
+  auto* cores_flag = cmd->add_option("--cores", cores,
                   "mpi-node, emulated, cpu-devices: the devices share N cores of one machine "
                   "(nproc, the default: this machine's online cores; 0: a whole CPU each)");
-  cmd->add_option("--exec-threads", exec_threads,
+  auto* exec_threads_flag = cmd->add_option("--exec-threads", exec_threads,
                   "with --cores: the cores one execution of a device may use (its threads; "
                   "default 1)")
       ->check(IntRange(1, sim::kMaxSharedCores));
@@ -223,10 +237,12 @@ FB_REGISTER_COMMAND("sim-platform", [](CLI::App* app) {
           std::to_string(sim::kMpiWaitCoreWeight).substr(0, 4) +
           ", measured, for mpi-node and emulated; 0 for cpu-devices)")
       ->check(FiniteRange(0, sim::kMaxWaitCoreWeight));
-  cmd->callback([weight] {
+  cmd->callback([cores_flag, exec_threads_flag, weight] {
+    Status s = CheckSharingFlags(
+        spec, cores_flag->count() + exec_threads_flag->count() + weight->count() > 0);
     StatusOr<int> n = cores == "nproc" ? sim::MachineCores() : ParseInt(cores, "--cores");
     const sim::SharedCores sharing{n.ok() ? *n : 0, exec_threads, wait_weight};
-    Status s = n.ok() ? sim::CheckSharedCores(sharing, "--cores") : n.status();
+    if (s.ok()) s = n.ok() ? sim::CheckSharedCores(sharing, "--cores") : n.status();
     if (s.ok()) s = GeneratePlatform(spec, out, sharing, weight->count() > 0);
     if (!s.ok()) Fail("sim-platform", s);
   });

@@ -79,6 +79,11 @@ Status RunSweepCommand(const SweepFlags& f, CLI::App* root) {
   if (r->failed)
     std::cout << "failed runs: status and error columns of the results, logs in the logs/ folder\n";
   if (!r->validation.is_null()) std::cout << sweep::FormatValidation(r->validation) << "\n";
+  // A grid where nothing ran through measured nothing: a script must not read it as success.
+  if (r->finished > 0 && r->failed == r->finished)
+    return Aborted("every run of sweep '", spec.name, "' failed (", r->failed, " of ",
+                   r->finished, "): nothing was measured; the errors are in ", r->results_path,
+                   " and the logs/ folder");
   return Status::OK();
 }
 
@@ -108,7 +113,7 @@ FB_REGISTER_COMMAND("sweep", [](CLI::App* app) {
       ->check(IntRange(0, 1'000'000));
   auto* exp = cmd->add_subcommand("export", "Write a sweep's results.h5 as CSV");
   exp->add_option("results", f.export_in, "results.h5 of a sweep")->required();
-  exp->add_option("--csv", f.export_csv, "CSV file to write")->required();
+  exp->add_option("--csv", f.export_csv, "CSV file to write")->required()->check(OutputFileCheck());
   exp->callback([] {
     if (Status s = ExportCommand(f); !s.ok()) Fail("sweep export", s);
   });

@@ -48,7 +48,8 @@ FB_REGISTER_COMMAND("trace", [](CLI::App* app) {
   auto* exp = cmd->add_subcommand("export", "Export to Chrome trace-event JSON (Perfetto)");
   exp->add_flag("--chrome", flags.chrome, "Chrome trace-event JSON")->required();
   exp->add_option("trace", flags.trace_path, "Trace file (.h5)")->required();
-  exp->add_option("out", flags.out_path, "Output .json (or .json.gz)")->required();
+  exp->add_option("out", flags.out_path, "Output .json (or .json.gz)")->required()
+      ->check(OutputFileCheck());
   exp->add_flag("--gzip", flags.chrome_options.gzip, "gzip the output (implied by .gz)");
   exp->add_option("--start-ns", flags.chrome_options.start_ns,
                   "Window start, ns after the first event")

@@ -189,10 +189,12 @@ void Setup(CLI::App* app) {
   cmd->add_option("--keep-checkpoints,--keep", o.keep_checkpoints, "Newest checkpoints kept")
       ->check(PositiveCount(kMaxSteps))->capture_default_str();
   cmd->add_flag("--resume", o.resume, "Continue from the newest checkpoint in --checkpoint-dir");
-  cmd->add_option("--trace", o.trace_path, "Write an HDF5 trace of the first steps (FILE.h5)");
+  cmd->add_option("--trace", o.trace_path, "Write an HDF5 trace of the first steps (FILE.h5)")
+      ->check(OutputFileCheck());
   cmd->add_option("--trace-steps", o.trace_steps, "Steps traced node by node")
       ->check(IntRange(0, kMaxSteps))->capture_default_str();
-  cmd->add_option("--metrics-json", f->metrics_json, "Write the run's metrics as JSON");
+  cmd->add_option("--metrics-json", f->metrics_json, "Write the run's metrics as JSON")
+      ->check(OutputFileCheck());
   cmd->callback([f]() {
     Status s = RunTrain(*f);
     if (!s.ok()) Fail("train", s);

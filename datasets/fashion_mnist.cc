@@ -1,5 +1,7 @@
 #include "datasets/fashion_mnist.h"
 
+#include <filesystem>
+
 #include "datasets/idx_reader.h"
 
 namespace fb::datasets {
@@ -35,6 +37,24 @@ StatusOr<Tensor> LabelsFromIdx(const IdxArray& idx, const std::string& path) {
   return labels;
 }
 
+// `dir`/`gz_name`, or the same file uncompressed (the name without ".gz", as MNIST mirrors and
+// torchvision's raw/ folder hold them); NotFound naming both when neither exists.
+StatusOr<std::string> IdxPath(const std::string& dir, const std::string& gz_name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    return InvalidArgument("dataset '", dir, "' is a file, expected a directory of MNIST-format ",
+                           "IDX files");
+  const std::string gz = dir + "/" + gz_name;
+  const std::string raw = gz.substr(0, gz.size() - 3);
+  if (fs::exists(gz, ec) || !fs::exists(raw, ec)) {
+    if (!fs::exists(gz, ec))
+      return NotFound("IDX file '", gz, "' not found (nor '", raw, "', uncompressed)");
+    return gz;
+  }
+  return raw;
+}
+
 }  // namespace
 
 const char* SplitName(Split split) { return split == Split::kTrain ? "train" : "test"; }
@@ -49,8 +69,8 @@ std::string MnistLabelsFile(Split split) {
 
 StatusOr<std::shared_ptr<const Dataset>> LoadMnistFormat(const std::string& dir, Split split,
                                                          const std::string& name) {
-  const std::string images_path = dir + "/" + MnistImagesFile(split);
-  const std::string labels_path = dir + "/" + MnistLabelsFile(split);
+  ASSIGN_OR_RETURN(const std::string images_path, IdxPath(dir, MnistImagesFile(split)));
+  ASSIGN_OR_RETURN(const std::string labels_path, IdxPath(dir, MnistLabelsFile(split)));
   ASSIGN_OR_RETURN(IdxArray images_idx, ReadIdxFile(images_path));
   ASSIGN_OR_RETURN(IdxArray labels_idx, ReadIdxFile(labels_path));
   auto ds = std::make_shared<Dataset>();

@@ -22,7 +22,9 @@ std::string MnistImagesFile(Split split);  // "train-images-idx3-ubyte.gz", "t10
 std::string MnistLabelsFile(Split split);
 
 // Loads one split from `dir`: images become float [N, 28, 28, 1] scaled to [0, 1] (pixel / 255),
-// labels int32 [N]. Errors name the file: NotFound for a missing file; DataLoss for a corrupt
+// labels int32 [N]. Each file is read gzip'd (MnistImagesFile) or, when that is missing,
+// uncompressed (the same name without ".gz"). Errors name the file: NotFound for a missing file
+// (both names), InvalidArgument for a `dir` that is a file; DataLoss for a corrupt
 // IDX file (see ReadIdxFile); InvalidArgument for images that are not [N, rows, cols], labels
 // that are not [N], counts that differ between the two files, or a label >= 10.
 StatusOr<std::shared_ptr<const Dataset>> LoadMnistFormat(const std::string& dir, Split split,

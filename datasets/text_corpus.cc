@@ -35,6 +35,8 @@ void AppendIds(const std::string& text, std::vector<int32_t>* out) {
 StatusOr<TextCorpus> ReadTextCorpus(const std::string& dir, double heldout_fraction) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    return InvalidArgument("text corpus '", dir, "' is a file, expected a directory of text files");
   if (!fs::is_directory(dir, ec))
     return NotFound("text corpus directory '", dir, "' not found (apt-get install fortunes)");
   std::vector<fs::path> paths;
@@ -53,8 +55,11 @@ StatusOr<TextCorpus> ReadTextCorpus(const std::string& dir, double heldout_fract
     AppendIds(text.substr(split), &corpus.heldout);
     corpus.files.push_back(p.string());
   }
+  if (paths.empty()) return NotFound("text corpus directory '", dir, "' has no text files");
   if (corpus.train.empty() || corpus.heldout.empty())
-    return NotFound("text corpus directory '", dir, "' has no text files");
+    return InvalidArgument("text corpus directory '", dir, "' holds ",
+                           corpus.train.size() + corpus.heldout.size(), " characters in ",
+                           paths.size(), " files, too few for a training and a held-out part");
   return corpus;
 }
 

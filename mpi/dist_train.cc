@@ -258,6 +258,17 @@ Status RunDistTrain(const DistTrainOptions& o) {
     ASSIGN_OR_RETURN(cluster, ClusterSpec::Parse("ps=1,worker=" + std::to_string(WorldSize() - 1)));
   }
   RETURN_IF_ERROR(cluster.CheckWorldSize(WorldSize()));
+  // Checked here, on every rank alike, before any rank waits for another.
+  const size_t workers = cluster.RanksOfJob("worker").size();
+  if (workers < 1 || cluster.RanksOfJob("ps").empty())
+    return InvalidArgument("dist-train: mode '", o.mode, "' needs jobs ps and worker, cluster is '",
+                           cluster.ToString(), "'",
+                           WorldSize() == 1 ? " (one process: start it under mpirun -np N, N >= 2)"
+                                            : "");
+  if (o.mode == "backup" && (o.backups < 0 || static_cast<size_t>(o.backups) >= workers))
+    return InvalidArgument("dist-train: --backups ", o.backups, " needs more workers than "
+                           "backups (each step applies the first workers - backups gradients), "
+                           "cluster '", cluster.ToString(), "' has ", workers);
   return RunWithParameterServers(o, cluster);
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "engine/trace/hdf5_checked.h"
+#include "engine/trace/hdf5_file_kind.h"
 #include "engine/trace/hdf5_util.h"
 #include "sim/profile_transfers.h"
 
@@ -350,9 +351,10 @@ Status ReadTables(hid_t root, const h5::FileBounds& f, bool v1_tables, int64_t v
 
 StatusOr<Profile> ReadProfile(const std::string& path) {
   h5::Hdf5Guard guard;
-  ASSIGN_OR_RETURN(h5::FileBounds f, h5::GetFileBounds(path));
+  ASSIGN_OR_RETURN(h5::FileBounds f, h5::GetFileBounds(path, "profile"));
   ASSIGN_OR_RETURN(h5::Handle file, h5::OpenFileForRead(path, "profile"));
   const hid_t root = file.get();
+  RETURN_IF_ERROR(h5::CheckFlowbenchFileKind(root, path, "profile"));
   StatusOr<std::string> format = h5::ReadCheckedFixedStringAttr(root, "format", 64, f);
   if (!format.ok() || *format != kProfileFormat)
     return InvalidArgument(path, ": not a flowbench profile (expected the root attribute ",

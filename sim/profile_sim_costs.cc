@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -20,8 +21,12 @@ StatusOr<ProfileSpec> ParseProfileSpec(const std::string& spec) {
     return InvalidArgument("--cost-model '", spec, "': expected profile:FILE[,threads=N]");
   ProfileSpec out;
   std::string rest = spec.substr(std::string("profile:").size());
+  std::set<std::string> given;  // option names: a second one was silently overridden
   for (size_t comma; (comma = rest.rfind(',')) != std::string::npos; rest.resize(comma)) {
     const std::string option = rest.substr(comma + 1);
+    const std::string key = option.substr(0, option.find('='));
+    if ((key == "threads" || key == "step-costs") && !given.insert(key).second)
+      return InvalidArgument("--cost-model '", spec, "': ", key, " is given twice");
     if (option.rfind("threads=", 0) == 0) {
       const std::string n = option.substr(8);
       char* end = nullptr;
@@ -36,6 +41,10 @@ StatusOr<ProfileSpec> ParseProfileSpec(const std::string& spec) {
         return InvalidArgument("--cost-model '", spec, "': step-costs must be on or off, got '",
                                v, "'");
       out.step_costs = v == "on";
+    } else if (option.find('=') != std::string::npos && !std::filesystem::exists(rest)) {
+      // Not a file whose name holds ",x=y": a misspelt option, which read as a missing file.
+      return InvalidArgument("--cost-model '", spec, "': unknown option '", option,
+                             "' (profile:FILE takes threads=N and step-costs=on|off)");
     } else {
       break;  // part of the file name
     }

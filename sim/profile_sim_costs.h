@@ -34,7 +34,8 @@ struct ProfileSpec {
 };
 
 // InvalidArgument quoting `spec` for another prefix, an empty FILE, N not an integer in
-// [1, 4096] or a step-costs value other than on/off.
+// [1, 4096], a step-costs value other than on/off, an option given twice, or an unknown
+// ",NAME=VALUE" option (unless FILE with it exists: file names may hold commas).
 StatusOr<ProfileSpec> ParseProfileSpec(const std::string& spec);
 
 // `spec` as ParseProfileSpec reads it. The description names the profiled device and mode.

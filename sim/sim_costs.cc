@@ -3,6 +3,7 @@
 #include "engine/trace/trace_reader.h"
 #include "engine/trace/trace_summary.h"
 #include "experiments/models/model_graph.h"
+#include "experiments/models/models.h"
 #include "sim/measured_latencies.h"
 #include "sim/profile_sim_costs.h"
 #include "sim/synthetic_graph.h"
@@ -10,17 +11,27 @@
 namespace fb::sim {
 namespace {
 
+// The largest synthetic graph --model builds: 40 times the default one (24,903 nodes); a step of
+// it is placed and simulated in about a minute. synthetic:1000000:1000000 (10^12 nodes) ran
+// until the machine's memory ran out.
+constexpr long long kMaxSyntheticNodes = 1'000'000;
+
 StatusOr<SimGraph> SyntheticModel(const std::string& model, int batch) {
   SyntheticGraphSpec spec;
   spec.batch = batch;
   if (model != "synthetic") {
-    int layers = 0, elementwise = 0;
+    long long layers = 0, elementwise = 0;
     char tail = 0;
-    if (std::sscanf(model.c_str(), "synthetic:%d:%d%c", &layers, &elementwise, &tail) != 2 ||
+    if (std::sscanf(model.c_str(), "synthetic:%9lld:%9lld%c", &layers, &elementwise, &tail) != 2 ||
         layers < 1 || elementwise < 0)
       return InvalidArgument("model '", model, "': expected synthetic or synthetic:LAYERS:ELEMENTWISE");
-    spec.layers = layers;
-    spec.elementwise = elementwise;
+    const long long nodes = layers * (2 * elementwise + 5) + 3;  // SyntheticGraphSpec
+    if (nodes > kMaxSyntheticNodes)
+      return InvalidArgument("model '", model, "': ", nodes, " nodes (LAYERS x (2 x ELEMENTWISE + ",
+                             "5) + 3), more than the ", kMaxSyntheticNodes,
+                             " a synthetic graph may have");
+    spec.layers = static_cast<int>(layers);
+    spec.elementwise = static_cast<int>(elementwise);
   }
   SimGraph out;
   ASSIGN_OR_RETURN(out.graph, Graph::FromGraphDef(SyntheticTrainingGraph(spec)));
@@ -29,7 +40,11 @@ StatusOr<SimGraph> SyntheticModel(const std::string& model, int batch) {
 
 // A model of experiments/models/models.h with Placeholder inputs, `batch` examples per step.
 StatusOr<SimGraph> RegisteredModel(const std::string& model, int batch, const std::string& mode) {
-  ASSIGN_OR_RETURN(experiments::ModelGraph m, experiments::BuildModelGraph(model, batch, mode));
+  auto built = experiments::BuildModelGraph(model, batch, mode);
+  if (built.status().code() == Code::kNotFound && !experiments::LookupDefaults(model).ok())
+    return NotFound(built.status().message(), "; --model also takes synthetic and ",
+                    "synthetic:LAYERS:ELEMENTWISE");
+  ASSIGN_OR_RETURN(experiments::ModelGraph m, std::move(built));
   SimGraph out;
   out.graph = std::move(m.graph);
   out.feed_shapes = std::move(m.feed_shapes);
@@ -42,6 +57,25 @@ double Lookup(const std::map<std::string, double>& m, const std::string& key) {
   return it == m.end() ? -1 : it->second;
 }
 
+// A trace without node events, or whose nodes are none of the graph's, replays nothing: every
+// node fell back to the analytic estimate ("measured:T (0 nodes)") and the prediction was
+// compared with the trace's steps of another run.
+Status CheckTraceMeasuresGraph(const Trace& trace, const Graph& g) {
+  size_t compute = 0;
+  for (const EventRecord& e : trace.events) {
+    if (e.kind != static_cast<int32_t>(EventKind::kCompute)) continue;
+    ++compute;
+    if (g.FindNode(trace.str(e.node))) return Status::OK();
+  }
+  if (compute == 0)
+    return FailedPrecondition("trace '", trace.path, "' holds no node executions (traced with ",
+                              "--trace-steps 0?): nothing to replay. Trace some steps, or ",
+                              "predict with --cost-model profile:FILE or analytic");
+  return FailedPrecondition("trace '", trace.path, "' measured none of the ", g.num_nodes(),
+                            " nodes of the simulated graph (", compute,
+                            " node executions of another graph): simulate the model it traced");
+}
+
 }  // namespace
 
 StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string& model,
@@ -52,7 +86,7 @@ StatusOr<SimGraph> LoadSimGraph(const std::string& graph_path, const std::string
     ASSIGN_OR_RETURN(GraphDef def, ReadGraphDefFile(graph_path));
     SimGraph out;
     auto g = Graph::FromGraphDef(def);
-    if (!g.ok()) return g.status().WithPrefix("graph file '" + graph_path + "'");
+    if (!g.ok()) return g.status().WithPrefix("graph file '" + graph_path + "': ");
     out.graph = std::move(*g);
     out.feed_shapes = experiments::BatchedPlaceholderShapes(*out.graph, batch);
     return out;
@@ -78,11 +112,14 @@ StatusOr<CostModelHandle> MakeSimCosts(const Graph& g,
   const bool mean = spec.rfind("measured-mean:", 0) == 0;
   if (mean || spec.rfind("measured:", 0) == 0) {
     const std::string path = spec.substr(spec.find(':') + 1);
+    if (path.empty())
+      return InvalidArgument("--cost-model '", spec, "': expected ", spec, "TRACE.h5");
     ASSIGN_OR_RETURN(Trace trace, TraceReader::Open(path));
     // A trace answers for the configuration it ran only (issue 17: a batch-64 trace predicted
     // the same step for every batch and reported its own steps as the "measurement").
     ASSIGN_OR_RETURN(CostModel shapes, CostModel::Create(g, DeviceSet{DeviceDesc{}}, {}, options));
     RETURN_IF_ERROR(CheckTraceConfiguration(trace, g, shapes));
+    RETURN_IF_ERROR(CheckTraceMeasuresGraph(trace, g));
     // Means compose: the sum of per-node means over a set of steps is the mean of their sums.
     // "measured:" averages over the typical steps (predicting the median step), "measured-mean:"
     // over every step (predicting the mean step).

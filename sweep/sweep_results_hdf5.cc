@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "engine/trace/hdf5_checked.h"
+#include "engine/trace/hdf5_file_kind.h"
 #include "engine/trace/hdf5_util.h"
 #include "sweep/sweep_results.h"
 
@@ -217,7 +218,8 @@ StatusOr<std::vector<ResultsColumn>> ReadCompound(hid_t file, const std::string&
 StatusOr<ResultsTable> ReadResultsTable(const std::string& path) {
   h5::Hdf5Guard guard;
   ASSIGN_OR_RETURN(Handle file, h5::OpenFileForRead(path, "sweep results"));
-  ASSIGN_OR_RETURN(h5::FileBounds f, h5::GetFileBounds(path));
+  ASSIGN_OR_RETURN(h5::FileBounds f, h5::GetFileBounds(path, "sweep results"));
+  RETURN_IF_ERROR(h5::CheckFlowbenchFileKind(file.get(), path, "sweep results table"));
   ResultsTable t;
   ASSIGN_OR_RETURN(std::string schema,
                    h5::ReadCheckedFixedStringAttr(file.get(), "schema", kMaxNameBytes, f));

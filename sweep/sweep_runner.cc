@@ -227,6 +227,20 @@ Status WaitForRanks(Context* c) {
 
 namespace {
 
+// --resume into the directory of another sweep appended this one's runs to its journal and
+// rewrote its table under this sweep's name. The results file names the sweep it holds (an
+// unreadable one is left to the journal, which the table is rebuilt from).
+Status CheckSameSweep(const Context& c) {
+  const std::string results = (fs::path(c.out) / "results.h5").string();
+  std::error_code ec;
+  if (!fs::exists(results, ec)) return Status::OK();
+  StatusOr<ResultsTable> held = ReadResultsTable(results);
+  if (!held.ok() || held->name == c.spec.name) return Status::OK();
+  return FailedPrecondition("--resume: sweep output directory '", c.out, "' holds sweep '",
+                            held->name, "' (", held->spec_path, "), not '", c.spec.name, "' (",
+                            c.spec.path, "): give this sweep its own --out");
+}
+
 Status PrepareOutDir(Context* c) {
   std::error_code ec;
   for (const char* sub : {"", "metrics", "logs", "traces"}) {
@@ -240,6 +254,7 @@ Status PrepareOutDir(Context* c) {
   if (!c->o.resume && fs::exists(c->journal))
     return FailedPrecondition("sweep output directory '", c->out, "' already holds a sweep (",
                               c->journal, "): pass --resume to continue it or --out for a new one");
+  if (c->o.resume) RETURN_IF_ERROR(CheckSameSweep(*c));
   fs::remove(MarkerPath(*c, c->rank), ec);
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) == 0) c->host = host;

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "engine/framework/input_file.h"
+
 namespace fb::sweep {
 
 bool FlagCatalog::Has(const std::string& command, const std::string& flag) const {
@@ -321,6 +323,7 @@ StatusOr<SweepSpec> ParseSweepSpec(const std::string& text, const std::string& p
 StatusOr<SweepSpec> ReadSweepSpec(const std::string& path, const FlagCatalog& flags) {
   std::ifstream in(path);
   if (!in) return NotFound("cannot read sweep spec '", path, "'");
+  RETURN_IF_ERROR(CheckInputFile(path, "sweep spec"));
   std::stringstream ss;
   ss << in.rdbuf();
   return ParseSweepSpec(ss.str(), path, flags);
@@ -329,7 +332,8 @@ StatusOr<SweepSpec> ReadSweepSpec(const std::string& path, const FlagCatalog& fl
 std::string DefaultStepTimeMetric(const std::string& command) {
   if (command == "sim") return "median_step_time_s";
   if (command == "place") return "predicted_step_ns";
-  if (command == "train") return "ms_per_step_median";
+  // benchmark reports the same median as train (its timed steps, after the warm-up).
+  if (command == "train" || command == "benchmark") return "ms_per_step_median";
   return "";
 }
 

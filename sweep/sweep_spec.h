@@ -91,8 +91,8 @@ StatusOr<SweepSpec> ParseSweepSpec(const std::string& text, const std::string& p
                                    const FlagCatalog& flags);
 
 // The step-time metric a command writes to --metrics-json and its unit in seconds
-// (sim: median_step_time_s, place: predicted_step_ns, train: ms_per_step_median); "" for
-// commands without a default.
+// (sim: median_step_time_s, place: predicted_step_ns, train and benchmark: ms_per_step_median);
+// "" for commands without a default.
 std::string DefaultStepTimeMetric(const std::string& command);
 // Seconds per unit of a metric, read from its name: "..._ns" 1e-9, "..._us" 1e-6, "ms_..." or
 // "..._ms" 1e-3, otherwise 1.

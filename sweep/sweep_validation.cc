@@ -84,7 +84,8 @@ nlohmann::json ValidationReport(const std::vector<SweepRow>& rows, const std::st
   report["mean_abs_relative_error"] = sum / static_cast<double>(n);
   report["median_abs_relative_error"] =
       n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  report["kendall_tau"] = KendallTau(pred, meas);
+  // One pair has no order to agree on: tau is undefined there, not 0.
+  if (n >= 2) report["kendall_tau"] = KendallTau(pred, meas);
   return report;
 }
 
@@ -94,10 +95,14 @@ std::string FormatValidation(const nlohmann::json& r) {
         "validation: no point has both a successful simulated run ({}) and a "
         "successful real run ({})",
         r.value("sim_metric", ""), r.value("real_metric", ""));
-  return fmt::format(
-      "validation: {} points, mean |error| {:.1f} %, median {:.1f} %, Kendall tau {:.2f}",
-      r["pairs"].get<int64_t>(), 100 * r["mean_abs_relative_error"].get<double>(),
-      100 * r["median_abs_relative_error"].get<double>(), r["kendall_tau"].get<double>());
+  const std::string tau = r.contains("kendall_tau")
+                              ? fmt::format("{:.2f}", r["kendall_tau"].get<double>())
+                              : "undefined (one point)";
+  return fmt::format("validation: {} point{}, mean |error| {:.1f} %, median {:.1f} %, "
+                     "Kendall tau {}",
+                     r["pairs"].get<int64_t>(), r["pairs"].get<int64_t>() == 1 ? "" : "s",
+                     100 * r["mean_abs_relative_error"].get<double>(),
+                     100 * r["median_abs_relative_error"].get<double>(), tau);
 }
 
 }  // namespace fb::sweep

@@ -20,7 +20,8 @@ double KendallTau(const std::vector<double>& x, const std::vector<double>& y);
 //  "median_abs_relative_error", "kendall_tau",
 //  "points": [{"point", "predicted_s", "measured_s", "relative_error"}, ...]}.
 // The metrics are read from each row's flattened metrics and scaled to seconds by their names
-// (MetricSecondsPerUnit). "pairs" is 0 when no point has both runs.
+// (MetricSecondsPerUnit). "pairs" is 0 when no point has both runs; "kendall_tau" is left out
+// with fewer than two pairs (undefined there, not 0).
 nlohmann::json ValidationReport(const std::vector<SweepRow>& rows, const std::string& sim_metric,
                                 const std::string& real_metric);
 

@@ -240,7 +240,7 @@ struct OpenFile {
 
 StatusOr<OpenFile> OpenCheckpoint(const std::string& path) {
   ASSIGN_OR_RETURN(h5::Handle file, h5::OpenFileForRead(path, "checkpoint"));
-  ASSIGN_OR_RETURN(h5::FileBounds bounds, h5::GetFileBounds(path));
+  ASSIGN_OR_RETURN(h5::FileBounds bounds, h5::GetFileBounds(path, "checkpoint"));
   auto version = h5::ReadIntAttr(file.get(), "format_version", path);
   if (!version.ok())
     return FailedPrecondition(path, ": not a flowbench checkpoint (",

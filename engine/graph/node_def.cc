@@ -1,12 +1,14 @@
 #include "engine/graph/node_def.h"
 
 #include <fstream>
+#include <ios>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/framework/device_name.h"
 #include "engine/framework/echo_input.h"
+#include "engine/framework/input_file.h"
 #include "engine/framework/op_def.h"
 #include "engine/graph/graph_json_limits.h"
 
@@ -149,6 +151,10 @@ StatusOr<json> ParseGraphJson(std::istream& in, const std::string& path) {
     // what() quotes the last token read, which can be as large as the file.
     return InvalidArgument("graph file '", EchoInput(path, 512), "' is not valid JSON: ",
                            EchoInput(e.what(), 300));
+  } catch (const std::ios_base::failure& e) {
+    // The parser reads the stream buffer directly, which throws on a read error (EISDIR, EIO).
+    return DataLoss("graph file '", EchoInput(path, 512), "' cannot be read: ",
+                    EchoInput(e.what(), 300));
   }
 }
 
@@ -167,6 +173,7 @@ StatusOr<GraphDef> GraphDefFromJson(const json& j) {
 StatusOr<GraphDef> ReadGraphDefFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) return NotFound("cannot open graph file '", EchoInput(path, 512), "'");
+  RETURN_IF_ERROR(CheckInputFile(path, "graph file"));
   ASSIGN_OR_RETURN(json j, ParseGraphJson(in, path));
   auto g = GraphDefFromJson(j);
   if (!g.ok()) return g.status().WithPrefix("graph file '" + EchoInput(path, 512) + "': ");

@@ -8,6 +8,7 @@
 
 #include "engine/framework/device.h"
 #include "engine/framework/device_name.h"
+#include "engine/framework/input_file.h"
 
 namespace fb {
 
@@ -120,9 +121,10 @@ StatusOr<PlatformDesc> ParsePlatformJson(const std::string& text, const std::str
 }
 
 namespace {
-StatusOr<std::string> ReadText(const std::string& path) {
+StatusOr<std::string> ReadText(const std::string& path, const std::string& what) {
   std::ifstream in(path);
   if (!in) return NotFound("cannot open '", path, "'");
+  RETURN_IF_ERROR(CheckInputFile(path, what));
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -130,12 +132,12 @@ StatusOr<std::string> ReadText(const std::string& path) {
 }  // namespace
 
 StatusOr<PlatformDesc> ReadPlatformFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::string text, ReadText(path));
+  ASSIGN_OR_RETURN(std::string text, ReadText(path, "device config"));
   return ParsePlatformJson(text, path);
 }
 
 Status ReadLinkFile(const std::string& path, LinkSet* links) {
-  ASSIGN_OR_RETURN(std::string text, ReadText(path));
+  ASSIGN_OR_RETURN(std::string text, ReadText(path, "link file"));
   try {
     return ReadLinks(json::parse(text), path, links);
   } catch (const json::exception& e) {

@@ -173,11 +173,11 @@ StatusOr<std::vector<T>> ReadCheckedScalars(hid_t loc, const std::string& name, 
 
 }  // namespace
 
-StatusOr<FileBounds> GetFileBounds(const std::string& path) {
+StatusOr<FileBounds> GetFileBounds(const std::string& path, const std::string& what) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0)
-    return NotFound(path, ": cannot open trace: ", std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return InvalidArgument(path, ": trace is not a regular file");
+    return NotFound(path, ": cannot open ", what, ": ", std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return InvalidArgument(path, ": ", what, " is not a regular file");
   return FileBounds{path, static_cast<uint64_t>(st.st_size)};
 }
 

@@ -39,8 +39,9 @@ struct FileBounds {
   static constexpr uint64_t kMaxChunkElements = uint64_t{1} << 22;
 };
 
-// stat()s `path`. NotFound when it does not exist, InvalidArgument when it is not a regular file.
-StatusOr<FileBounds> GetFileBounds(const std::string& path);
+// stat()s `path`. NotFound when it does not exist, InvalidArgument when it is not a regular file;
+// `what` ("trace", "profile") words the messages.
+StatusOr<FileBounds> GetFileBounds(const std::string& path, const std::string& what = "trace");
 
 // A dataset whose structure was checked; `count` elements of `element_bytes` on disk.
 struct CheckedDataset {

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
+#include <string>
 #include <tuple>
 
 namespace fb {
@@ -72,7 +74,37 @@ nlohmann::json CompleteEvent(const Trace& t, const EventRecord& e, int pid, int6
           {"dur", (e.end_ns - e.start_ns) / 1000.0}, {"args", std::move(args)}};
 }
 
+std::string StepsWithEvents(const Trace& trace) {
+  std::set<int64_t> steps;
+  for (const EventRecord& e : trace.events) steps.insert(e.step);
+  return std::to_string(steps.size()) + (steps.size() == 1 ? " step, " : " steps, ") +
+         std::to_string(*steps.begin()) + " to " + std::to_string(*steps.rbegin());
+}
+
 }  // namespace
+
+Status CheckChromeExportSelection(const Trace& trace, const ChromeExportOptions& o) {
+  if (o.start_ns >= 0 && o.end_ns >= 0 && o.start_ns >= o.end_ns)
+    return InvalidArgument(trace.path, ": the window start (--start-ns ", o.start_ns,
+                           ") must be before its end (--end-ns ", o.end_ns, ")");
+  if (trace.events.empty()) return Status::OK();
+  const int64_t origin = TraceOrigin(trace);
+  for (const EventRecord& e : trace.events)
+    if (Selected(e, origin, o)) return Status::OK();
+  int64_t last_ns = 0;
+  for (const EventRecord& e : trace.events) last_ns = std::max(last_ns, e.end_ns - origin);
+  std::string selection;
+  if (o.step >= 0) selection += "step " + std::to_string(o.step) + " (--step)";
+  if (o.start_ns >= 0 || o.end_ns >= 0) {
+    if (!selection.empty()) selection += " in ";
+    selection += "the window [" + (o.start_ns >= 0 ? std::to_string(o.start_ns) : "0") + ", " +
+                 (o.end_ns >= 0 ? std::to_string(o.end_ns) : "end") +
+                 ") ns (--start-ns, --end-ns)";
+  }
+  return InvalidArgument(trace.path, ": ", selection, " selects none of its ",
+                         trace.events.size(), " events; they lie in ", StepsWithEvents(trace),
+                         ", and span 0 to ", last_ns, " ns after the first event");
+}
 
 nlohmann::json ChromeTraceJson(const Trace& trace, const ChromeExportOptions& options) {
   const int64_t origin = TraceOrigin(trace);
@@ -114,6 +146,7 @@ nlohmann::json ChromeTraceJson(const Trace& trace, const ChromeExportOptions& op
 
 Status WriteChromeTrace(const Trace& trace, const std::string& out_path,
                         const ChromeExportOptions& options) {
+  RETURN_IF_ERROR(CheckChromeExportSelection(trace, options));
   // Names are bytes from the file: invalid UTF-8 becomes U+FFFD instead of a json exception.
   const std::string text = ChromeTraceJson(trace, options)
                                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

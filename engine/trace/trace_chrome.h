@@ -28,8 +28,14 @@ struct ChromeExportOptions {
 // The trace-event JSON object {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}.
 nlohmann::json ChromeTraceJson(const Trace& trace, const ChromeExportOptions& options);
 
+// InvalidArgument naming the trace when `options` select none of the trace's events (a step
+// without events, a window after the last one; the message says which steps and times hold
+// events) or when the window's start is not before its end. OK for a trace without events.
+Status CheckChromeExportSelection(const Trace& trace, const ChromeExportOptions& options);
+
 // Writes ChromeTraceJson to `out_path`, gzip-compressed (zlib) when options.gzip or the name ends
-// in ".gz". Internal naming `out_path` when it cannot be written.
+// in ".gz". Errors of CheckChromeExportSelection (nothing is written then); Internal naming
+// `out_path` when it cannot be written.
 Status WriteChromeTrace(const Trace& trace, const std::string& out_path,
                         const ChromeExportOptions& options);
 

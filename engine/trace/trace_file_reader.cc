@@ -4,6 +4,7 @@
 
 #include "engine/trace/global_heap_strings.h"
 #include "engine/trace/hdf5_checked.h"
+#include "engine/trace/hdf5_file_kind.h"
 
 namespace fb {
 namespace {
@@ -131,6 +132,7 @@ StatusOr<Trace> ReadTraceFile(const std::string& path) {
   ASSIGN_OR_RETURN(FileBounds f, h5::GetFileBounds(path));
   ASSIGN_OR_RETURN(h5::Handle file, h5::OpenFileForRead(path, "trace"));
   const hid_t root = file.get();
+  RETURN_IF_ERROR(h5::CheckFlowbenchFileKind(root, path, "trace"));
   ASSIGN_OR_RETURN(t.schema_version, h5::ReadCheckedIntAttr(root, "schema_version", f));
   if (t.schema_version < kOldestReadableTraceSchemaVersion ||
       t.schema_version > kTraceSchemaVersion)

@@ -118,7 +118,10 @@ StatusOr<double> HeldoutPerplexity(Session* session, const LstmLmGraph& m,
   const size_t window = c.eval_seq_len + 1;
   const size_t windows = std::min<size_t>(heldout.size() / window, c.eval_batches * c.batch);
   const size_t batches = windows / c.batch;
-  if (batches == 0) return InvalidArgument("held-out text too short for one evaluation batch");
+  if (batches == 0)
+    return InvalidArgument("held-out text (", heldout.size(), " chars) too short for one "
+                           "evaluation batch: --batch-size ", c.batch, " windows of --eval-seq-len ",
+                           c.eval_seq_len, " + 1 characters");
   double total = 0;
   for (size_t k = 0; k < batches; ++k) {
     std::vector<size_t> starts;
@@ -210,7 +213,8 @@ StatusOr<LstmLmResult> TrainLstmLm(const LstmLmConfig& c, const datasets::TextCo
   r.heldout_chars = static_cast<int64_t>(corpus.heldout.size());
   r.unigram_perplexity = datasets::UnigramPerplexity(corpus.train, corpus.heldout, r.vocab);
   if (corpus.train.size() <= static_cast<size_t>(c.seq_len + 1))
-    return InvalidArgument("training text (", corpus.train.size(), " chars) shorter than a window");
+    return InvalidArgument("training text (", corpus.train.size(), " chars) shorter than a "
+                           "window of --seq-len ", c.seq_len, " + 1 characters");
   Scope root = Scope::NewRootScope();
   LstmLmGraph m = BuildLstmLm(root, r.vocab, c);
   RETURN_IF_ERROR(root.status());

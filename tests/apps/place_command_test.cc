@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "tests/apps/cli.h"
 #include "tests/engine/trace/temp_dir.h"
 
 namespace fb {
@@ -35,6 +36,18 @@ TEST_CASE("flowbench place --metrics-json writes one placer's summary at the top
   CHECK(two["single"]["bytes_crossing"] == 0);
   CHECK(two["round_robin"]["bytes_crossing"].get<double>() > 0);
   CHECK(two["num_nodes"].get<int>() > 0);
+}
+
+TEST_CASE("flowbench place refuses a synthetic graph too large and names an invalid graph file",
+          "[apps][errors]") {
+  test::Cli cli;
+  // 100000x100000 (10^10 nodes) ran until memory ran out.
+  CHECK(cli.Run("place --synthetic 100000x100000") == 1);
+  CHECK_THAT(cli.Stderr(), Catch::Contains("--synthetic '100000x100000': 10000000000 nodes"));
+  std::ofstream(cli.dir + "/g.json") << R"({"version": 1, "nodes": [{"name": "y", "op": "Relu",
+                                        "inputs": ["nowhere"], "attrs": {"T": "float"}}]})";
+  CHECK(cli.Run("place --graph " + cli.dir + "/g.json") == 1);
+  CHECK_THAT(cli.Stderr(), Catch::Contains("graph file '" + cli.dir + "/g.json': node 'y'"));
 }
 
 }  // namespace

@@ -127,9 +127,19 @@ TEST_CASE("flowbench sweep records a failing point and finishes the sweep", "[ap
   CHECK(rows == 3);
 }
 
+// It exited 0 ("sweep s: 2 runs, 2 failed"), as if something had been measured.
+TEST_CASE("flowbench sweep whose every run failed exits 1 after writing the table",
+          "[apps][sweep][errors]") {
+  SweepDir d("sim_command: place\nfixed: {model: nosuch}\naxes:\n  seed: [1, 2]\n");
+  CHECK(d.Run("") == 1);
+  CHECK_THAT(d.Read("stderr.txt"),
+             Catch::Contains("every run of sweep 's' failed (2 of 2): nothing was measured"));
+  CHECK(d.Results().rows() == 2);
+}
+
 TEST_CASE("flowbench sweep kills a point past its timeout and records it", "[apps][sweep]") {
   SweepDir d("timeout_s: 0.3\nfixed: {model: lenet, platform: star_4.xml, steps: 1000000}\n");
-  REQUIRE(d.Run("") == 0);
+  REQUIRE(d.Run("") == 1);  // its only run failed
   sweep::ResultsTable t = d.Results();
   REQUIRE(t.rows() == 1);
   CHECK_THAT(t.Find("status")->strings[0], Catch::StartsWith("timeout after"));
@@ -166,6 +176,23 @@ TEST_CASE("flowbench sweep --resume after a killed sweep runs only the missing p
   // Nothing left: a second resume runs nothing.
   REQUIRE(d.Run("--resume") == 0);
   CHECK_THAT(d.Read("stdout.txt"), Catch::Contains("0 runs, 0 failed, 12 skipped"));
+}
+
+TEST_CASE("flowbench sweep --resume refuses the directory of another sweep", "[apps][sweep]") {
+  // It appended its runs to the other sweep's journal and rewrote that table under its own name.
+  SweepDir d("name: first\nsim_command: place\nfixed: {model: mlp, placers: single}\naxes:\n"
+             "  seed: [1, 2]\n");
+  REQUIRE(d.Run("") == 0);
+  std::ofstream(d.dir + "/s.yaml") << "name: second\nsim_command: place\nfixed: {model: mlp}\n"
+                                      "axes:\n  placers: [greedy]\n";
+  CHECK(d.Run("--resume") == 1);
+  CHECK_THAT(d.Read("stderr.txt"),
+             Catch::Contains("--resume: sweep output directory '" + d.Out() +
+                             "' holds sweep 'first' (" + d.dir + "/s.yaml), not 'second'"));
+  sweep::ResultsTable t = d.Results();
+  CHECK(t.name == "first");
+  CHECK(t.rows() == 2);
+  CHECK(Lines(d.Out() + "/journal.rank0.jsonl") == 2);
 }
 
 TEST_CASE("flowbench sweep spreads runs over mpirun ranks and rank 0 writes the table",

@@ -42,8 +42,9 @@ TEST_CASE("MNIST-format loader errors name the file", "[datasets]") {
     REQUIRE(WriteIdxFile(dir.file(MnistImagesFile(Split::kTest)), images).ok());
     auto ds = LoadMnistFormat(dir.path(), Split::kTest);
     CHECK(ds.status().code() == Code::kNotFound);
-    CHECK(ds.status().message() ==
-          "IDX file '" + dir.file("t10k-labels-idx1-ubyte.gz") + "' not found");
+    CHECK(ds.status().message() == "IDX file '" + dir.file("t10k-labels-idx1-ubyte.gz") +
+                                       "' not found (nor '" + dir.file("t10k-labels-idx1-ubyte") +
+                                       "', uncompressed)");
   }
   SECTION("label out of range") {
     WriteTinySplit(dir.path(), Split::kTrain, {1, 10, 2});
@@ -65,6 +66,29 @@ TEST_CASE("MNIST-format loader errors name the file", "[datasets]") {
     CHECK(ds.status().message() == "IDX file '" + dir.file("train-images-idx3-ubyte.gz") +
                                        "': images must have 3 dimensions [N,rows,cols], got 1");
   }
+}
+
+// A --dataset directory of uncompressed IDX files (MNIST mirrors, torchvision's raw/) was
+// "IDX file '.../train-images-idx3-ubyte.gz' not found" although the data was there.
+TEST_CASE("MNIST-format loader reads uncompressed IDX files and names a file given as the folder",
+          "[datasets][errors]") {
+  test::TempDir dir;
+  const std::vector<uint8_t> labels = {4, 5};
+  IdxArray images{{2, 2, 2}, {0, 51, 102, 153, 204, 255, 0, 0}};
+  const std::string images_gz = MnistImagesFile(Split::kTrain);
+  const std::string labels_gz = MnistLabelsFile(Split::kTrain);
+  REQUIRE(WriteIdxFile(dir.file(images_gz.substr(0, images_gz.size() - 3)), images).ok());
+  REQUIRE(WriteIdxFile(dir.file(labels_gz.substr(0, labels_gz.size() - 3)), {{2}, labels}).ok());
+  auto ds = LoadMnistFormat(dir.path(), Split::kTrain);
+  INFO(ds.status().ToString());
+  REQUIRE(ds.ok());
+  CHECK((*ds)->images.shape() == TensorShape({2, 2, 2, 1}));
+  CHECK((*ds)->labels.data<int32_t>()[1] == 5);
+
+  auto file = LoadMnistFormat(dir.file("train-labels-idx1-ubyte"), Split::kTrain);
+  CHECK(file.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(file.status().message(),
+             Catch::Contains("is a file, expected a directory of MNIST-format IDX files"));
 }
 
 TEST_CASE("The installed Fashion-MNIST test split has 10000 28x28 images", "[datasets]") {

@@ -51,6 +51,28 @@ TEST_CASE("ReadTextCorpus names a missing directory", "[datasets]") {
   CHECK_THAT(c.status().message(), Catch::Contains("/nonexistent/fortunes"));
 }
 
+// A file given as --corpus was "directory not found (apt-get install fortunes)"; a corpus too
+// short for a held-out part was "has no text files".
+TEST_CASE("ReadTextCorpus names a file given as the directory and a corpus too short",
+          "[datasets][errors]") {
+  TempDir dir;
+  dir.Write("a", "hello");  // 5 characters: none held out at 10%
+  const std::string file = (dir.path / "a").string();
+  auto f = ReadTextCorpus(file, 0.1);
+  REQUIRE_FALSE(f.ok());
+  CHECK(f.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(f.status().message(),
+             Catch::Contains("text corpus '" + file + "' is a file, expected a directory"));
+  auto short_corpus = ReadTextCorpus(dir.path.string(), 0.1);
+  REQUIRE_FALSE(short_corpus.ok());
+  CHECK_THAT(short_corpus.status().message(),
+             Catch::Contains("holds 5 characters in 1 files, too few for a training and a "
+                             "held-out part"));
+  TempDir empty;
+  CHECK_THAT(ReadTextCorpus(empty.path.string(), 0.1).status().message(),
+             Catch::Contains("has no text files"));
+}
+
 TEST_CASE("Unigram perplexity by hand", "[datasets]") {
   // train: two 'a' (id 66), vocab 2 after smoothing over ids {0, 1}: p(0) = 3/4, p(1) = 1/4.
   std::vector<int32_t> train{0, 0}, heldout{0, 1};

@@ -32,5 +32,29 @@ TEST_CASE("LSTM LM learns a periodic text", "[lstm]") {
   CHECK(r->last_loss < r->first_loss);
 }
 
+// `flowbench lstm --corpus` with a short text: "shorter than a window" and "too short for one
+// evaluation batch" named no flag to change.
+TEST_CASE("LSTM LM names the flags a corpus is too short for", "[lstm][errors]") {
+  datasets::TextCorpus corpus;
+  corpus.train.assign(100, datasets::CharToId('a'));
+  corpus.heldout.assign(20, datasets::CharToId('a'));
+  LstmLmConfig config;
+  config.hidden = 4;
+  config.batch = 2;
+  config.seq_len = 200;
+  config.eval_seq_len = 32;
+  config.steps = 1;
+  auto r = TrainLstmLm(config, corpus, nullptr);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(),
+             Catch::Contains("training text (100 chars) shorter than a window of --seq-len 200"));
+  config.seq_len = 8;
+  r = TrainLstmLm(config, corpus, nullptr);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(),
+             Catch::Contains("held-out text (20 chars) too short for one evaluation batch: "
+                             "--batch-size 2 windows of --eval-seq-len 32 + 1 characters"));
+}
+
 }  // namespace
 }  // namespace fb::experiments

@@ -91,6 +91,10 @@ TEST_CASE("flowbench sim-platform refuses bad sizes and rates and host counts",
       {"mpi-node:worker=5000", "at most 256 tasks"},
       {"mpi-node:a<b=1", "job name must be a word"},
       {"torus:4", "expected fat-tree"},
+      // Was "platform file '<out>': line 24: host 'worker0': a second host or router named
+      // 'worker0'", blaming the output file.
+      {"mpi-node:worker=2,ps=1,worker=3",
+       "job 'worker' is given twice in 'worker=2,ps=1,worker=3'"},
   };
   for (const auto& [spec, expected] : bad) {
     const CommandResult r = Flowbench("sim-platform '" + spec + "' " + out, dir);
@@ -105,6 +109,26 @@ TEST_CASE("flowbench sim-platform refuses bad sizes and rates and host counts",
   INFO(ok.err);
   CHECK(ok.code == 0);
   CHECK(std::filesystem::exists(out));
+}
+
+TEST_CASE("flowbench sim-platform refuses --cores and --exec-threads where nothing shares cores",
+          "[sim][platform][apps]") {
+  // They were ignored without a word: fat-tree:4:ib --cores 1 wrote the same file as without.
+  test::TempDir dir;
+  const std::string out = dir.file("p.xml");
+  for (const std::string& args : {std::string("fat-tree:4:ib --cores 1"),
+                                  std::string("node:2:pcie --exec-threads 3"),
+                                  std::string("cpu:1e9:1e9 --cores 0")}) {
+    const CommandResult r = Flowbench("sim-platform " + args + " " + out, dir);
+    INFO(args << ": " << r.err);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains("--exec-threads and --wait-core-weight apply to mpi-node, emulated "
+                                      "and cpu-devices platforms, not '" +
+                                      args.substr(0, args.find(' ')) + "'"));
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+  CHECK(Flowbench("sim-platform cpu-devices:2 " + out + " --cores 1 --exec-threads 1", dir).code ==
+        0);
 }
 
 }  // namespace

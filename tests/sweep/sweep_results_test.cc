@@ -198,6 +198,14 @@ TEST_CASE("Sweep validation pairs simulated and real points", "[sweep][validatio
   CHECK(r["kendall_tau"].get<double>() == 1.0);
   CHECK_THAT(FormatValidation(r), Catch::Contains("2 points") && Catch::Contains("22.5 %"));
   CHECK(ValidationReport({}, "a", "b")["pairs"] == 0);
+  // `sweep --validate` on a one-point grid printed "Kendall tau 0.00".
+  rows.resize(2);
+  nlohmann::json one = ValidationReport(rows, "median_step_time_s", "ms_per_step_median");
+  REQUIRE(one["pairs"] == 1);
+  CHECK_FALSE(one.contains("kendall_tau"));
+  CHECK_THAT(FormatValidation(one),
+             Catch::Contains("validation: 1 point, ") &&
+                 Catch::EndsWith("Kendall tau undefined (one point)"));
 }
 
 }  // namespace

@@ -205,9 +205,20 @@ TEST_CASE("Sweep spec file that cannot be read is NotFound naming it", "[sweep][
   CHECK_THAT(s.status().message(), Catch::Contains("/nonexistent/s.yaml"));
 }
 
+// A directory read as an empty document: "a sweep spec is a YAML map".
+TEST_CASE("Sweep spec that is a directory is refused naming it", "[sweep][spec][errors]") {
+  const std::string dir = std::string(FB_SOURCE_DIR) + "/experiments/sweeps";
+  StatusOr<SweepSpec> s = ReadSweepSpec(dir, Flags());
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(s.status().message(), Catch::Contains("sweep spec '" + dir + "' is a directory"));
+}
+
 TEST_CASE("Sweep step-time metrics and their units", "[sweep][spec]") {
   CHECK(DefaultStepTimeMetric("sim") == "median_step_time_s");
   CHECK(DefaultStepTimeMetric("lstm").empty());
+  // `real_command: benchmark` with --validate or mode both needed step_time_metric spelt out.
+  CHECK(DefaultStepTimeMetric("benchmark") == "ms_per_step_median");
   CHECK(MetricSecondsPerUnit("predicted_step_ns") == 1e-9);
   CHECK(MetricSecondsPerUnit("ms_per_step_median") == 1e-3);
   CHECK(MetricSecondsPerUnit("median_step_time_s") == 1);

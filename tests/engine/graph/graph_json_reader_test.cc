@@ -249,5 +249,19 @@ TEST_CASE("Huge names and values in a graph file give short messages", "[graph][
   CHECK(s.message().size() < 600);
 }
 
+// `flowbench sim --graph DIR` and `place --graph DIR` aborted: std::ifstream opens a directory,
+// and the JSON parser's read of it threw std::ios_base::failure (EISDIR) past the reader.
+TEST_CASE("A directory given as the graph file is an error naming it", "[graph][json][errors]") {
+  test::TempDir dir;
+  auto def = ReadGraphDefFile(dir.path());
+  REQUIRE_FALSE(def.ok());
+  CHECK(def.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(def.status().message(),
+             Catch::Contains("graph file '" + dir.path() + "' is a directory"));
+  auto missing = ReadGraphDefFile(dir.file("missing.json"));
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.status().message(), Catch::Contains("missing.json"));
+}
+
 }  // namespace
 }  // namespace fb

@@ -35,6 +35,19 @@ TEST_CASE("The device and link config files in experiments/ parse", "[placement]
   CHECK(eth.default_link.latency_ns == 50000);
 }
 
+// A directory read as empty text: "parse error ... unexpected end of input".
+TEST_CASE("A directory given as a device config or link file is refused naming it",
+          "[placement][device_config][errors]") {
+  const std::string dir = std::string(FB_SOURCE_DIR) + "/experiments/devices";
+  auto config = ReadPlatformFile(dir);
+  REQUIRE_FALSE(config.ok());
+  CHECK_THAT(config.status().message(),
+             Catch::Contains("device config '" + dir + "' is a directory"));
+  LinkSet links;
+  Status s = ReadLinkFile(dir, &links);
+  CHECK_THAT(s.message(), Catch::Contains("link file '" + dir + "' is a directory"));
+}
+
 TEST_CASE("The --devices flag cpu:N sets the number of CPU devices", "[placement][device_config]") {
   DeviceOptions o;
   REQUIRE(ApplyDevicesFlag("cpu:4", &o).ok());

@@ -100,6 +100,39 @@ TEST_CASE("Chrome export: time window and step filters", "[trace]") {
   CHECK(events[0].at("ts").get<double>() == 200.0);  // still relative to the whole trace
 }
 
+// `flowbench trace export --step 2` on a benchmark trace (node events only in its last steps)
+// wrote a file without events and exited 0.
+TEST_CASE("Chrome export refuses a step or window that selects no event", "[trace][errors]") {
+  test::TempDir dir;
+  Trace t = test::SmallTrace();
+  ChromeExportOptions step;
+  step.step = 5;
+  Status s = WriteChromeTrace(t, dir.file("t.json"), step);
+  CHECK(s.code() == Code::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("mem.h5: step 5 (--step) selects none of its 4 events") &&
+                              Catch::Contains("2 steps, 0 to 1") &&
+                              Catch::Contains("span 0 to 250000 ns"));
+  CHECK_FALSE(std::ifstream(dir.file("t.json")).good());
+
+  ChromeExportOptions late;
+  late.start_ns = 300'000;
+  CHECK_THAT(CheckChromeExportSelection(t, late).message(),
+             Catch::Contains("the window [300000, end) ns (--start-ns, --end-ns) selects none"));
+  ChromeExportOptions reversed;
+  reversed.start_ns = 100;
+  reversed.end_ns = 50;
+  CHECK_THAT(CheckChromeExportSelection(t, reversed).message(),
+             Catch::Contains("window start (--start-ns 100) must be before its end (--end-ns 50)"));
+  ChromeExportOptions both = step;
+  both.step = 1;
+  both.end_ns = 150'000;  // c of step 1 starts at 200 us
+  CHECK_THAT(CheckChromeExportSelection(t, both).message(),
+             Catch::Contains("step 1 (--step) in the window [0, 150000) ns"));
+  both.end_ns = 250'000;
+  CHECK(CheckChromeExportSelection(t, both).ok());
+  CHECK(CheckChromeExportSelection(Trace{}, step).ok());  // nothing to select from
+}
+
 std::string ReadGzip(const std::string& path) {
   gzFile f = gzopen(path.c_str(), "rb");
   REQUIRE(f != nullptr);
