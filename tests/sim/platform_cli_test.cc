@@ -111,19 +111,20 @@ TEST_CASE("flowbench sim-platform refuses bad sizes and rates and host counts",
   CHECK(std::filesystem::exists(out));
 }
 
-TEST_CASE("flowbench sim-platform refuses --cores and --exec-threads where nothing shares cores",
+TEST_CASE("flowbench sim-platform refuses core-sharing flags where nothing shares cores",
           "[sim][platform][apps]") {
   // They were ignored without a word: fat-tree:4:ib --cores 1 wrote the same file as without.
   test::TempDir dir;
   const std::string out = dir.file("p.xml");
   for (const std::string& args : {std::string("fat-tree:4:ib --cores 1"),
                                   std::string("node:2:pcie --exec-threads 3"),
-                                  std::string("cpu:1e9:1e9 --cores 0")}) {
+                                  std::string("cpu:1e9:1e9 --cores 0"),
+                                  std::string("fat-tree:2:10gbe --wait-core-weight 1")}) {
     const CommandResult r = Flowbench("sim-platform " + args + " " + out, dir);
     INFO(args << ": " << r.err);
     CHECK(r.code == 1);
-    CHECK_THAT(r.err, Catch::Contains("--exec-threads and --wait-core-weight apply to mpi-node, emulated "
-                                      "and cpu-devices platforms, not '" +
+    CHECK_THAT(r.err, Catch::Contains("--exec-threads and --wait-core-weight apply to mpi-node, "
+                                      "emulated and cpu-devices platforms, not '" +
                                       args.substr(0, args.find(' ')) + "'"));
     CHECK_FALSE(std::filesystem::exists(out));
   }
