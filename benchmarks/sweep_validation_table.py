@@ -43,7 +43,7 @@ def main(out):
     print("| configuration | predicted (ms) | measured median step (ms), repetitions | error |")
     print("|---|---|---|---|")
     for point, pred, measured, med, err in rows:
-        reps = " / ".join(f"{x:.2f}" for x in measured)
+        reps = " / ".join("failed" if x is None else f"{x:.2f}" for x in measured)
         print(f"| {point} | {pred:.2f} | {reps} | {100 * err:+.1f}% |")
     errs = sorted(abs(r[4]) for r in rows)
     conc = disc = ties = 0
