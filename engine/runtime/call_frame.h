@@ -1,7 +1,11 @@
 #pragma once
 // CallFrame: how a Session hands feeds to a step and collects fetches (whitepaper 4.2). The feed
 // rewrite replaces each fed tensor by a _Feed node reading args[i]; each fetch gets a _Fetch node
-// writing retvals[i]. Thread-safe for distinct indices.
+// writing retvals[i]. Thread-safe for distinct indices: the _Fetch kernels of one step run on
+// different threads (each where its input arrived, e.g. on the sending device's thread after a
+// _Recv), so each index's state is its own memory location (a std::vector<bool> packs the flags
+// into shared words, and two concurrent SetRetval calls could lose one flag).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,7 +16,7 @@ namespace fb {
 class CallFrame {
  public:
   CallFrame(std::vector<Tensor> args, int num_retvals)
-      : args_(std::move(args)), retvals_(num_retvals), set_(num_retvals, false) {}
+      : args_(std::move(args)), retvals_(num_retvals), set_(num_retvals, 0) {}
   StatusOr<Tensor> GetArg(int i) const {
     if (i < 0 || i >= static_cast<int>(args_.size())) return Internal("feed index ", i, " out of range");
     return args_[i];
@@ -20,10 +24,10 @@ class CallFrame {
   Status SetRetval(int i, const Tensor& t) {
     if (i < 0 || i >= static_cast<int>(retvals_.size())) return Internal("fetch index ", i, " out of range");
     retvals_[i] = t;
-    set_[i] = true;
+    set_[i] = 1;
     return Status::OK();
   }
-  bool IsRetvalSet(int i) const { return set_[i]; }
+  bool IsRetvalSet(int i) const { return set_[i] != 0; }
   std::vector<Tensor>& retvals() { return retvals_; }
   // Replaces *outputs with the fetched values, in order. InvalidArgument naming the fetch
   // (`fetch_names[i]`) whose value was never set (it is on an untaken branch of a Cond).
@@ -40,7 +44,7 @@ class CallFrame {
  private:
   std::vector<Tensor> args_;
   std::vector<Tensor> retvals_;
-  std::vector<bool> set_;
+  std::vector<uint8_t> set_;  // one byte per fetch, never std::vector<bool> (see above)
 };
 
 }  // namespace fb
