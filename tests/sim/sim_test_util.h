@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/simulator.h"
+#include "tests/engine/trace/temp_dir.h"
 #include "tests/test_util.h"
 
 namespace fb::sim::test {
@@ -161,5 +163,18 @@ inline const char* kToyTrainingStep = R"({"nodes": [
   {"name": "g", "op": "Identity", "inputs": ["read"], "attrs": {"T": {"type": "float"}}},
   {"name": "apply", "op": "ApplyGradientDescent", "inputs": ["w", "lr", "g"], "attrs": {"T": {"type": "float"}}}
 ]})";
+
+// Host properties of a CPU device with 10 GB/s of memory and no launch overhead (the core-sharing
+// tests' hand-computed steps).
+inline const std::map<std::string, std::string> kCpuProps = {
+    {"device_type", "CPU"}, {"memory_bandwidth_bytes_per_s", "1e10"}, {"launch_overhead_ns", "0"}};
+
+// Writes `text` to the file `name` in `dir`; returns its path.
+inline std::string WriteFile(const fb::test::TempDir& dir, const std::string& name,
+                             const std::string& text) {
+  const std::string path = dir.file(name);
+  std::ofstream(path) << text;
+  return path;
+}
 
 }  // namespace fb::sim::test

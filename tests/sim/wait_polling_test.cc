@@ -19,16 +19,8 @@
 namespace fb::sim {
 namespace {
 
-const std::map<std::string, std::string> kCpuProps = {{"device_type", "CPU"},
-                                                      {"memory_bandwidth_bytes_per_s", "1e10"},
-                                                      {"launch_overhead_ns", "0"}};
-
-std::string WriteFile(const fb::test::TempDir& dir, const std::string& name,
-                      const std::string& text) {
-  const std::string path = dir.file(name);
-  std::ofstream(path) << text;
-  return path;
-}
+using test::kCpuProps;
+using test::WriteFile;
 
 // `devices` CPU devices of 1 GFLOP/s sharing `cores` cores, a waiting one polling with `weight`.
 std::string Platform(const fb::test::TempDir& dir, int devices, int cores, double weight) {
