@@ -85,4 +85,15 @@ add_test(NAME mpi_dist_train_word_lm_bad_vocab
          COMMAND $<TARGET_FILE:flowbench> dist-train --model lstm_lm_word --vocab 1)
 set_tests_properties(mpi_dist_train_word_lm_bad_vocab PROPERTIES TIMEOUT 60
                      PASS_REGULAR_EXPRESSION "--vocab")
+# The transport and null-step benchmarks refuse bad flags before MPI starts: exit code 2 and the
+# flag named (a size that does not parse, --min-bytes 0 whose sizes would never grow, min above
+# max, zero steps), where std::stoll threw or looped before.
+add_test(NAME mpi_bench_rejects_bad_flags
+         COMMAND sh -c "B=$<TARGET_FILE:flowbench-mpi-bench>; $B --min-bytes 0; echo a=$?; $B --max-bytes 4x; echo b=$?; $B --min-bytes 64 --max-bytes 8; echo c=$?; $B --rounds; echo d=$?")
+set_tests_properties(mpi_bench_rejects_bad_flags PROPERTIES TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "--min-bytes.*a=2.*--max-bytes.*b=2.*--min-bytes: 64 is above --max-bytes 8.*c=2.*--rounds.*d=2")
+add_test(NAME mpi_null_step_rejects_bad_flags
+         COMMAND sh -c "B=$<TARGET_FILE:flowbench-mpi-null-step>; $B --steps abc; echo a=$?; $B --steps 0; echo b=$?; $B --dense -5; echo c=$?; $B --bogus 1; echo d=$?")
+set_tests_properties(mpi_null_step_rejects_bad_flags PROPERTIES TIMEOUT 60
+                     PASS_REGULAR_EXPRESSION "--steps.*a=2.*--steps.*b=2.*--dense.*c=2.*--bogus.*d=2")
 include(${PROJECT_SOURCE_DIR}/cmake/cluster_tests.cmake)

@@ -11,6 +11,7 @@
 // Rank 0 is /job:ps/task:0 (and the master); ranks 1.. are /job:worker/task:0...
 #include <mpi.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -198,15 +199,27 @@ std::vector<std::vector<double>> RunRawMpi(const Config& c, const std::vector<Mo
   return medians;
 }
 
-int Main(int argc, char** argv) {
-  Config c;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i];
-    if (a == "--steps") c.steps = std::stoi(argv[i + 1]);
-    else if (a == "--dense") c.dense = std::stoll(argv[i + 1]);
-    else if (a == "--rows") c.rows = std::stoll(argv[i + 1]);
-    else if (a == "--models") c.models = argv[i + 1];
+// The flags (CLI11), checked before MPI starts: exit code 2 and a message naming the flag on
+// bad input (an integer that does not parse, a count below 1) instead of an exception.
+int ParseFlags(int argc, char** argv, Config* c) {
+  CLI::App app{"flowbench-mpi-null-step: the OSDI 2016 null step (section 6.2) under mpirun, next "
+               "to raw MPI"};
+  app.add_option("--steps", c->steps, "Timed steps per model and worker count")
+      ->check(CLI::Range(1, 1000000));
+  app.add_option("--dense", c->dense, "Floats of the dense model (4 bytes each)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 31));
+  app.add_option("--rows", c->rows, "Rows of the sparse model's [rows, 64] embedding")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 26));
+  app.add_option("--models", c->models, "Comma-separated: scalar, dense, sparse");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? -1 : 2;  // -1: --help, printed
   }
+  return 0;
+}
+
+int Main(const Config& c) {
   if (WorldSize() < 2) {
     std::fprintf(stderr, "flowbench-mpi-null-step needs at least 2 ranks (a ps and a worker)\n");
     return 1;
@@ -236,9 +249,11 @@ int Main(int argc, char** argv) {
 }  // namespace fb::mpi
 
 int main(int argc, char** argv) {
+  fb::mpi::Config c;
+  if (int rc = fb::mpi::ParseFlags(argc, argv, &c); rc != 0) return rc < 0 ? 0 : rc;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rc = fb::mpi::Main(argc, argv);
+  int rc = fb::mpi::Main(c);
   fb::mpi::MpiTransport::Get()->Shutdown();
   MPI_Finalize();
   return rc;

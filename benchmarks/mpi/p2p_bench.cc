@@ -13,6 +13,7 @@
 // message into its own buffer (what flowbench does: every arrival is a tensor of its own).
 #include <mpi.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -103,19 +104,42 @@ double Flowbench(int64_t bytes, int iters, int64_t* step, const ClusterSpec& clu
   return Now() - t0;
 }
 
-int Main(int argc, char** argv) {
+struct Flags {
   int64_t min_bytes = 4, max_bytes = 256ll << 20;
   int rounds = 3;
   int fixed_iters = 0;  // --iters: the same count for every size (0: ItersFor)
   bool us = false;      // --us: microseconds per message instead of MB/s
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--us") us = true;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--max-bytes") max_bytes = std::stoll(argv[i + 1]);
-    if (std::string(argv[i]) == "--min-bytes") min_bytes = std::stoll(argv[i + 1]);
-    if (std::string(argv[i]) == "--rounds") rounds = std::max(1, std::stoi(argv[i + 1]));
-    if (std::string(argv[i]) == "--iters") fixed_iters = std::max(1, std::stoi(argv[i + 1]));
+};
+
+// The flags (CLI11), checked before MPI starts: exit code 2 and a message naming the flag on bad
+// input (a size that does not parse, --min-bytes 0 which would never grow, min above max).
+int ParseFlags(int argc, char** argv, Flags* f) {
+  CLI::App app{"flowbench-mpi-bench: flowbench Send/Recv bandwidth next to raw MPI (2 ranks)"};
+  app.add_option("--min-bytes", f->min_bytes, "Smallest message, bytes (sizes grow x4)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  app.add_option("--max-bytes", f->max_bytes, "Largest message, bytes")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  app.add_option("--rounds", f->rounds, "Alternating rounds per size (the median is reported)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--iters", f->fixed_iters, "Messages per size and loop (default: by size)")
+      ->check(CLI::Range(1, 10000000));
+  app.add_flag("--us", f->us, "Microseconds per message instead of MB/s");
+  try {
+    app.parse(argc, argv);
+    if (f->min_bytes > f->max_bytes)
+      throw CLI::ValidationError("--min-bytes", std::to_string(f->min_bytes) +
+                                                    " is above --max-bytes " +
+                                                    std::to_string(f->max_bytes));
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? -1 : 2;  // -1: --help, printed
   }
+  return 0;
+}
+
+int Main(const Flags& f) {
+  const int64_t min_bytes = f.min_bytes, max_bytes = f.max_bytes;
+  const int rounds = f.rounds, fixed_iters = f.fixed_iters;
+  const bool us = f.us;
   if (WorldSize() != 2) {
     if (WorldRank() == 0) std::fprintf(stderr, "flowbench-mpi-bench needs exactly 2 ranks\n");
     return 1;
@@ -160,9 +184,11 @@ int Main(int argc, char** argv) {
 }  // namespace fb::mpi
 
 int main(int argc, char** argv) {
+  fb::mpi::Flags f;
+  if (int rc = fb::mpi::ParseFlags(argc, argv, &f); rc != 0) return rc < 0 ? 0 : rc;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rc = fb::mpi::Main(argc, argv);
+  int rc = fb::mpi::Main(f);
   fb::mpi::MpiTransport::Get()->Shutdown();
   MPI_Finalize();
   return rc;

@@ -202,7 +202,8 @@ def write_report(path, rows, eff, device, cfg, cross, mechanisms, scales, load, 
     lines += ["", "## (b) Real on a GPU", ""]
     lines += gpu if len(gpu) > 2 else ["No GPU results file (gpu_results.csv): not run."]
     lines += ["", "flowbench and PyTorch ran in the same device call, in full FP32 and in TF32 "
-              "(PyTorch's default runs cuDNN convolutions in TF32, flowbench's default is FP32). An "
+              "(both defaults run cuDNN convolutions in TF32, as TensorFlow since 2.4; "
+              "FLOWBENCH_GPU_ALLOW_TF32=0 and cudnn.allow_tf32 = False give full FP32). An "
               "H200 is not a Titan X, so these rows are not compared with the paper."]
     lines += ["", "![Table 1](table1.png)", ""]
     with open(path, "w") as f:
