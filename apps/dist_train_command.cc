@@ -12,7 +12,6 @@
 
 #include "apps/commands.h"
 #include "apps/flag_checks.h"
-#include "kernels/cpu/matmul.h"
 #include "mpi/dist_train.h"
 #include "mpi/mpi_status.h"
 #include "mpi/mpi_transport.h"
@@ -28,7 +27,11 @@ Status RunUnderMpi(const mpi::DistTrainOptions& o) {
     MPI_Finalize();
     return FailedPrecondition("dist-train: the MPI library does not provide MPI_THREAD_MULTIPLE");
   }
-  SetBlasThreads(mpi::CoresPerLocalRank());  // ranks sharing a node share its cores
+  // OpenBLAS stays at one thread (kernels/cpu/matmul.cc's default, or OPENBLAS_NUM_THREADS), as
+  // in `train` and `benchmark`: GEMMs are split over the device's intra-op pool, which already
+  // holds this rank's share of the node's cores. OpenBLAS's own workers spin (sched_yield)
+  // between calls: with one rank per host they took a third of the CPU of 4 emulated hosts
+  // sharing 2 cores (docs/cluster.md, "Spinning threads").
   Status s = mpi::RunDistTrain(o);
   if (!s.ok()) {
     // Peers may wait for this rank inside a collective or a Recv: end the whole job, with the

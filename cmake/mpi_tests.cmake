@@ -96,4 +96,12 @@ add_test(NAME mpi_null_step_rejects_bad_flags
          COMMAND sh -c "B=$<TARGET_FILE:flowbench-mpi-null-step>; $B --steps abc; echo a=$?; $B --steps 0; echo b=$?; $B --dense -5; echo c=$?; $B --bogus 1; echo d=$?")
 set_tests_properties(mpi_null_step_rejects_bad_flags PROPERTIES TIMEOUT 60
                      PASS_REGULAR_EXPRESSION "--steps.*a=2.*--steps.*b=2.*--dense.*c=2.*--bogus.*d=2")
+# FLOWBENCH_MPI_BACKOFF_US (what scripts/cluster sets: ranks sharing cores sleep between polls
+# while a transfer is in flight): at 1 us every wait takes the sleeping path, and the null step's
+# scalar and dense exchanges still complete, with the same results table as without it.
+add_test(NAME mpi_null_step_with_backoff
+         COMMAND sh -c "${FB_MPIRUN_LINE} -x FLOWBENCH_MPI_BACKOFF_US=1 -np 3 $<TARGET_FILE:flowbench-mpi-null-step> --steps 3 --dense 65536 --models scalar,dense")
+set_tests_properties(mpi_null_step_with_backoff PROPERTIES TIMEOUT 120 PROCESSORS 2
+                     ENVIRONMENT "${FB_MPI_TEST_ENV}"
+                     PASS_REGULAR_EXPRESSION "dense +2 +[0-9.]+ +[0-9.]+")
 include(${PROJECT_SOURCE_DIR}/cmake/cluster_tests.cmake)

@@ -17,6 +17,8 @@ MpiTransport::MpiTransport() : impl_(std::make_unique<Impl>()) {
     impl_->yield_interval = std::chrono::microseconds(std::atoll(us));
   if (const char* us = std::getenv("FLOWBENCH_MPI_SPIN_US"))
     impl_->spin_after_activity = std::chrono::microseconds(std::atoll(us));
+  if (const char* us = std::getenv("FLOWBENCH_MPI_BACKOFF_US"))
+    impl_->backoff_after = std::chrono::microseconds(std::max(0ll, std::atoll(us)));
   int* ub = nullptr;
   int flag = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);

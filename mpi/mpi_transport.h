@@ -120,7 +120,9 @@ class MpiTransport {
   // FLOWBENCH_MPI_YIELD_US after how long of polling without progress a polling thread yields
   // its core (default 10 us), FLOWBENCH_MPI_SPIN_US how long the progress thread keeps polling
   // without sleeping after the last message (default 5000 us; then it waits in 50 us and later
-  // 1 ms slices), and
+  // 1 ms slices), FLOWBENCH_MPI_BACKOFF_US after how long without a completion a polling thread
+  // sleeps 50 us slices between polls even while transfers are in flight (default 0: never; for
+  // ranks that share cores, set by scripts/cluster), and
   // FLOWBENCH_MPI_MAX_INFLIGHT the message limit. Payloads up to 4 KiB travel inside their
   // header message (one message per tensor; FLOWBENCH_MPI_INLINE_BYTES sets the limit, -1 sends
   // every payload in a message of its own); FLOWBENCH_MPI_INLINE_DELIVERY_BYTES sets the largest

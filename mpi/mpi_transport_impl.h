@@ -47,6 +47,8 @@ inline constexpr int64_t kDefaultMaxInlineDeliveryBytes = INT64_MAX;
 using Clock = std::chrono::steady_clock;
 inline constexpr auto kSpinAfterActivity = std::chrono::milliseconds(5);
 inline constexpr auto kYieldInterval = std::chrono::microseconds(10);
+// The sleep between passes of a polling thread that backs off (backoff_after).
+inline constexpr auto kBackoffSlice = std::chrono::microseconds(50);
 // While a thread drives progress, the progress thread checks this often whether it still does.
 inline constexpr auto kDrivenPollInterval = std::chrono::milliseconds(1);
 inline thread_local int tls_driving = 0;  // this thread's DriveUntil calls and DrivingScopes
@@ -124,6 +126,9 @@ struct MpiTransport::Impl {
   std::atomic<int64_t> window_bytes{kDefaultWindowBytes};
   Clock::duration spin_after_activity = kSpinAfterActivity;
   Clock::duration yield_interval = kYieldInterval;
+  // FLOWBENCH_MPI_BACKOFF_US: after this long without a completion, a polling thread sleeps in
+  // kBackoffSlice slices between passes instead of yielding (zero: never, the default).
+  Clock::duration backoff_after = Clock::duration::zero();
   int max_inflight_messages = kDefaultMaxInflightMessages;
   int64_t max_inline_bytes = kDefaultMaxInlineBytes;
   int64_t max_inline_delivery_bytes = kDefaultMaxInlineDeliveryBytes;
@@ -416,7 +421,10 @@ struct MpiTransport::Impl {
   // kSpinAfterActivity after the last activity, since the next message of a step (a header,
   // "run", "done") usually follows within microseconds, then wait on `wake` with timeouts of
   // 50 us, and of 1 ms after a second of idleness, so an idle rank costs little CPU but still
-  // notices incoming headers.
+  // notices incoming headers. With backoff_after set (ranks sharing cores, e.g. the emulated
+  // cluster's hosts: docs/cluster.md), a thread that has polled that long without a completion
+  // sleeps kBackoffSlice between passes even while transfers are in flight: TCP keeps moving
+  // the socket buffers' bytes meanwhile, and the cores go to the ranks that compute.
   void Idle(bool progress, bool in_flight, Spin* spin, std::condition_variable* cv);
 };
 

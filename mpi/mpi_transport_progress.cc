@@ -129,7 +129,9 @@ void MpiTransport::Impl::Idle(bool progress, bool in_flight, Spin* spin, std::co
     spin->last_activity = spin->last_yield = now;
     return;
   }
-  if (in_flight || now - spin->last_activity < spin_after_activity) {
+  const bool back_off = backoff_after > Clock::duration::zero() &&
+                        now - spin->last_activity >= backoff_after;
+  if (!back_off && (in_flight || now - spin->last_activity < spin_after_activity)) {
     const uint64_t handoffs = ProgressThreadHandoffs();
     if (handoffs != spin->handoffs || now - spin->last_yield >= yield_interval) {
       spin->handoffs = handoffs;
@@ -138,8 +140,8 @@ void MpiTransport::Impl::Idle(bool progress, bool in_flight, Spin* spin, std::co
     }
     return;
   }
-  const bool recent = now - spin->last_activity < std::chrono::seconds(1);
-  auto timeout = recent ? std::chrono::microseconds(50) : std::chrono::microseconds(1000);
+  const bool recent = in_flight || now - spin->last_activity < std::chrono::seconds(1);
+  auto timeout = recent ? kBackoffSlice : std::chrono::microseconds(1000);
   std::unique_lock<std::mutex> l(mu);
   cv->wait_for(l, timeout, [&] {
     return !pending.empty() || stop.load() || (cv == &driver_wake && woken.exchange(false));
