@@ -18,7 +18,7 @@ fi
 if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the emulated cluster needs root (uid $(id -u))"; exit 77; fi
 WORK=$BUILD/cluster_$CHECK
 rm -rf "$WORK" && mkdir -p "$WORK"
-for tool in ip tc iptables mpirun; do
+for tool in ip tc iptables ethtool mpirun; do
   command -v $tool > /dev/null || { echo "SKIP: '$tool' not found (scripts/install-deps)"; exit 77; }
 done
 if ! ip netns add "${FB_CLUSTER_PREFIX}probe" 2> "$WORK/netns.err"; then
