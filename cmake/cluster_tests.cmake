@@ -20,9 +20,13 @@ add_test(NAME cluster_link_down_supervise
 # The simulator against a network-bound step measured across 2 hosts at 100 Mbit/s (~20 s).
 add_test(NAME cluster_sim_null_step_2hosts_100mbit
          COMMAND ${FB_ON_CLUSTER} sim-null-step 2 100mbit ${PROJECT_BINARY_DIR})
+# `up` refuses to shape 100 Mbit/s without ethtool (a missing one named by FB_CLUSTER_ETHTOOL).
+add_test(NAME cluster_up_needs_ethtool
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/cluster/needs_ethtool.sh)
 # Label "cluster": `ctest -LE cluster` leaves them out where namespaces are not wanted.
 set_tests_properties(cluster_sync_lenet_3hosts cluster_bandwidth_2hosts_1gbit
-                     cluster_link_down_supervise cluster_sim_null_step_2hosts_100mbit PROPERTIES
+                     cluster_link_down_supervise cluster_sim_null_step_2hosts_100mbit
+                     cluster_up_needs_ethtool PROPERTIES
                      LABELS cluster SKIP_RETURN_CODE 77 RUN_SERIAL TRUE TIMEOUT 300
                      ENVIRONMENT "${FB_CLUSTER_TEST_ENV}")
 # One retry inside on_cluster.sh (two attempts of up to 240 s each).
