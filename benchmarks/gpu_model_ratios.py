@@ -14,6 +14,8 @@ import json
 import os
 
 DEFAULT_RUNS = "lenet:64,alexnet:128,overfeat:128,vgg_a:64,googlenet:128"
+# flowbench variants of a model PyTorch builds once: compared with that model's PyTorch row.
+TORCH_MODEL = {"lstm_lm_word_unrolled": "lstm_lm_word", "lstm_lm_word_basic": "lstm_lm_word"}
 
 
 def read_flowbench(directory):
@@ -49,12 +51,12 @@ def read_torch(path):
 
 
 def table(runs, modes, fb, torch, errors):
-    lines = [f"{'model':10} {'batch':>5} {'mode':17} {'flowbench ms':>12} {'PyTorch ms':>11} "
+    lines = [f"{'model':21} {'batch':>5} {'mode':17} {'flowbench ms':>12} {'PyTorch ms':>11} "
              f"{'ratio':>6}  device"]
     for run in runs:
         model, batch = run.split(":")
         for mode in modes:
-            f, t = fb.get((model, mode)), torch.get((model, mode))
+            f, t = fb.get((model, mode)), torch.get((TORCH_MODEL.get(model, model), mode))
             f_ms = f["ms_per_step_median"] if f else None
             t_ms = t.get("median_ms") if t else None
             ratio = f"{f_ms / t_ms:6.2f}" if f_ms and t_ms else "     -"
@@ -64,7 +66,7 @@ def table(runs, modes, fb, torch, errors):
             if f:
                 gpus = [d for d in f.get("device_names", []) if "GPU" in d]
                 device = gpus[0] if gpus else f.get("devices", "")
-            lines.append(f"{model:10} {batch:>5} {mode:17} {f_txt} {t_txt} {ratio}  {device}")
+            lines.append(f"{model:21} {batch:>5} {mode:17} {f_txt} {t_txt} {ratio}  {device}")
             why = errors.get((model, mode)) or (t.get("error") if t and "error" in t else None)
             if f_ms is None and why:
                 lines.append(f"    {why}")

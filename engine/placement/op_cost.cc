@@ -108,6 +108,13 @@ const std::unordered_map<std::string, FlopsFn>& FlopTable() {
       // adds dy and dy * xhat sums and dx = a * dy + b * (x - mean) + c.
       {"FusedBatchNorm", PerInputElement(5)},
       {"FusedBatchNormGrad", PerInputElement(8)},
+      // The GEMM [B, I + H] x [I + H, 4C] (w is input 3) and about 30 FLOPs per cell for the
+      // gates (3 sigmoids, 2 tanh, 5 multiply-adds); the gradient about 20 per cell.
+      {"LSTMBlockCell",
+       [](const WorkArgs& a) {
+         return 2.0 * a.Dim(a.in[0], 0) * a.InElems(3) + 30.0 * a.OutElems(0);
+       }},
+      {"LSTMBlockCellGrad", [](const WorkArgs& a) { return 20.0 * a.InElems(1); }},
       {"ApplyAdam", PerInputElement(10)},
       {"ApplyMomentum", PerInputElement(4)},
       {"ApplyGradientDescent", PerInputElement(2)},

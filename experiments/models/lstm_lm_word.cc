@@ -46,6 +46,10 @@ Status CheckOptions(const ModelOptions& o) {
     return InvalidArgument("lstm_lm_word: word_lm.softmax must be 'full' or 'sampled', got '",
                            w.softmax, "'");
   }
+  if (w.cell != "block" && w.cell != "basic") {
+    return InvalidArgument("lstm_lm_word: word_lm.cell must be 'block' or 'basic', got '", w.cell,
+                           "'");
+  }
   return Status::OK();
 }
 
@@ -67,6 +71,7 @@ WordLmWeights CreateWeights(const Scope& root, const WordLmOptions& w, VariableS
   p.lstm.w = vars->Weight(ls, "weights", {E + P, 4 * C}, E + P, 4 * C, glorot);
   p.lstm.b = vars->Bias(ls, "biases", {4 * C});
   if (w.projection_size > 0) p.lstm.w_proj = vars->Weight(ls, "projection", {C, P}, C, P, glorot);
+  if (w.cell == "block") p.lstm.peephole_zeros = FusedCellZeros(ls, C);
   Scope ss = root.NewSubScope("softmax");
   p.softmax_w = vars->Weight(ss, "weights", {V, P}, P, V, glorot);
   p.softmax_b = vars->Bias(ss, "biases", {V});
@@ -175,6 +180,13 @@ StatusOr<Output> BuildUnrolled(const Scope& root, const ModelOptions& o, Variabl
   return BuildWordLm(root, forced, vars, m);
 }
 
+StatusOr<Output> BuildBasic(const Scope& root, const ModelOptions& o, VariableStore* vars,
+                             Model* m) {
+  ModelOptions forced = o;
+  forced.word_lm.cell = "basic";
+  return BuildWordLm(root, forced, vars, m);
+}
+
 StatusOr<Output> BuildSampled(const Scope& root, const ModelOptions& o, VariableStore* vars,
                               Model* m) {
   ModelOptions forced = o;
@@ -187,5 +199,6 @@ StatusOr<Output> BuildSampled(const Scope& root, const ModelOptions& o, Variable
 FB_REGISTER_MODEL("lstm_lm_word", ModelBodyFn(BuildWordLm));
 FB_REGISTER_MODEL("lstm_lm_word_unrolled", ModelBodyFn(BuildUnrolled));
 FB_REGISTER_MODEL("lstm_lm_word_sampled", ModelBodyFn(BuildSampled));
+FB_REGISTER_MODEL("lstm_lm_word_basic", ModelBodyFn(BuildBasic));
 
 }  // namespace fb::experiments

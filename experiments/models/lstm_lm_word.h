@@ -4,15 +4,18 @@
 // to the 40,000 most frequent words, trained with a full softmax or a sampled softmax (the true
 // class and 512 sampled classes per step). Registered in the model registry
 // (experiments/models/models.h) as
-//   lstm_lm_word                   options.word_lm decides (default: WhileLoop, full softmax)
+//   lstm_lm_word                   options.word_lm decides (default: WhileLoop, full softmax,
+//                                  the fused LSTMBlockCell)
 //   lstm_lm_word_unrolled          forces word_lm.unroll = true (the simulator and the placers
 //                                  analyse graphs without loops)
 //   lstm_lm_word_sampled           forces word_lm.softmax = "sampled"
+//   lstm_lm_word_basic             forces word_lm.cell = "basic" (the cell as basic ops)
 //
 // Graph (B = batch_size, T = num_steps, V = vocab_size, E/C/P = embedding/cells/projection):
 //   input/images   int32 [B, T] token ids (Placeholder), input/labels int32 [B, T] the next ids
 //   embedding      Gather(embedding/weights [V, E], transpose(ids)) -> [T, B, E]
-//   lstm           one LSTMP layer (experiments/models/lstm_cell.h): W lstm/weights [E + P, 4C],
+//   lstm           one LSTMP layer (experiments/models/lstm_cell.h; the fused LSTMBlockCell or
+//                  basic ops, word_lm.cell): W lstm/weights [E + P, 4C] (icfo gate columns),
 //                  lstm/biases [4C], lstm/projection [C, P], forget bias 1, zero initial state;
 //                  T steps either as one WhileLoop (whitepaper 4.4: the outputs are gathered in
 //                  a [T, B, P] loop variable, out += onehot(t) * r_t) or unrolled (T cell copies,

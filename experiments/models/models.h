@@ -19,7 +19,7 @@
 //   alexnet, overfeat, vgg_a, googlenet  the convnet-benchmarks models of OSDI'16 Table 1
 //          (each in its own file, e.g. alexnet.cc; image shapes in their ModelDefaults).
 //   lstm_lm_word  the word LSTM language model LSTM-512-512 of OSDI 6.4 (options.word_lm;
-//          experiments/models/lstm_lm_word.h; variants lstm_lm_word_unrolled, _sampled): not
+//          experiments/models/lstm_lm_word.h; variants lstm_lm_word_unrolled, _sampled, _basic): not
 //          an image classifier but a ModelBodyFn. input/images and input/labels are int32
 //          [batch, num_steps] token ids and next-token ids (always fed, no dataset); loss,
 //          accuracy and num_correct are per token.
@@ -66,6 +66,10 @@ struct WordLmOptions {
   std::string softmax = "full";   // "full" (V logits) or "sampled" (SampledSoftmaxLoss)
   int64_t num_sampled = 512;      // sampled softmax: candidates per step, in [1, V]
   bool unroll = false;            // true: T copies of the cell; false: one WhileLoop (4.4)
+  // "block": TensorFlow's fused LSTMBlockCell op (+ the projection's MatMul) per step; "basic":
+  // the cell as basic ops (MatMul, Split, Sigmoid, Tanh, Mul, Add), as TensorFlow's LSTMCell.
+  // Same function and weights (experiments/models/lstm_cell.h).
+  std::string cell = "block";
 };
 
 struct ModelOptions {

@@ -148,30 +148,51 @@ TEST_CASE("lstm_lm_word loss falls while training with full and sampled softmax"
   }
 }
 
+// The same loss and weight gradients from two builds of the model with the same weights.
+void CheckSameLossAndGradients(Built& first, Built& second) {
+  REQUIRE(first.model.gradients.size() == second.model.gradients.size());
+  std::vector<std::string> fetches = first.model.gradients;
+  fetches.insert(fetches.begin(), first.model.loss);
+  std::vector<Tensor> a = Run(first, fetches);
+  fetches = second.model.gradients;
+  fetches.insert(fetches.begin(), second.model.loss);
+  std::vector<Tensor> b = Run(second, fetches);
+  CHECK(a[0].scalar<float>() == Approx(b[0].scalar<float>()).epsilon(1e-5));
+  for (size_t i = 1; i < a.size(); ++i) {
+    INFO("gradient of " << first.model.variables[i - 1].name);
+    REQUIRE(a[i].shape() == b[i].shape());
+    double max_abs = 0, max_diff = 0;
+    for (int64_t k = 0; k < a[i].NumElements(); ++k) {
+      max_abs = std::max(max_abs, std::abs(double(a[i].data<float>()[k])));
+      max_diff = std::max(max_diff, std::abs(double(a[i].data<float>()[k]) - b[i].data<float>()[k]));
+    }
+    CHECK(max_abs > 0);
+    CHECK(max_diff <= 1e-5 * max_abs + 1e-7);
+  }
+}
+
 TEST_CASE("lstm_lm_word WhileLoop and unrolled variants agree", "[lstm_lm_word]") {
   for (const char* softmax : {"full", "sampled"}) {
-    INFO(softmax);
-    Built loop = Build(Small(softmax, false)), unrolled = Build(Small(softmax, true));
-    REQUIRE(loop.model.gradients.size() == unrolled.model.gradients.size());
-    std::vector<std::string> fetches = loop.model.gradients;
-    fetches.insert(fetches.begin(), loop.model.loss);
-    std::vector<Tensor> a = Run(loop, fetches);
-    fetches = unrolled.model.gradients;
-    fetches.insert(fetches.begin(), unrolled.model.loss);
-    std::vector<Tensor> b = Run(unrolled, fetches);
-    CHECK(a[0].scalar<float>() == Approx(b[0].scalar<float>()).epsilon(1e-5));
-    for (size_t i = 1; i < a.size(); ++i) {
-      INFO("gradient of " << loop.model.variables[i - 1].name);
-      REQUIRE(a[i].shape() == b[i].shape());
-      double max_abs = 0, max_diff = 0;
-      for (int64_t k = 0; k < a[i].NumElements(); ++k) {
-        max_abs = std::max(max_abs, std::abs(double(a[i].data<float>()[k])));
-        max_diff =
-            std::max(max_diff, std::abs(double(a[i].data<float>()[k]) - b[i].data<float>()[k]));
-      }
-      CHECK(max_abs > 0);
-      CHECK(max_diff <= 1e-5 * max_abs + 1e-7);
+    for (const char* cell : {"block", "basic"}) {
+      INFO(softmax << " softmax, " << cell << " cell");
+      ModelOptions looped = Small(softmax, false), unrolled = Small(softmax, true);
+      looped.word_lm.cell = unrolled.word_lm.cell = cell;
+      Built a = Build(looped), b = Build(unrolled);
+      CheckSameLossAndGradients(a, b);
     }
+  }
+}
+
+TEST_CASE("lstm_lm_word fused LSTMBlockCell and basic-op cell agree", "[lstm_lm_word]") {
+  for (bool unroll : {false, true}) {
+    INFO("unroll " << unroll);
+    ModelOptions block = Small("full", unroll), basic = Small("full", unroll);
+    basic.word_lm.cell = "basic";
+    Built a = Build(block), b = Build(basic);
+    int fused = 0;
+    for (Node* n : a.model.scope.graph()->nodes()) fused += n->op() == "LSTMBlockCell";
+    CHECK(fused == (unroll ? 5 : 1));  // num_steps copies, or one in the loop body
+    CheckSameLossAndGradients(a, b);
   }
 }
 
@@ -200,6 +221,9 @@ TEST_CASE("lstm_lm_word rejects bad options with a message", "[lstm_lm_word]") {
   o = Small("softmax", false);
   CHECK_THAT(error(o),
              Catch::Contains("word_lm.softmax must be 'full' or 'sampled', got 'softmax'"));
+  o = Small("full", false);
+  o.word_lm.cell = "gru";
+  CHECK_THAT(error(o), Catch::Contains("word_lm.cell must be 'block' or 'basic', got 'gru'"));
   o = Small("full", false);
   o.word_lm.num_steps = 0;
   CHECK_THAT(error(o), Catch::Contains("word_lm.num_steps must be in [1, 65536], got 0"));
