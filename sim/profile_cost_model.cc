@@ -171,8 +171,10 @@ StatusOr<ProfileCostModel> ProfileCostModel::Create(const Profile& profile, int 
 }
 
 ProfileCostModel::StepCorrection ProfileCostModel::Correction(const std::string& model) const {
-  // (node sum, residual): step - node sum, less the measured executor overheads when used.
+  // (node sum, residual): step - node sum, less the measured executor overheads when used;
+  // nodes: the configuration's traced nodes (0 in schema-1 profiles).
   std::vector<std::pair<double, double>> xy;
+  std::vector<int32_t> nodes;
   for (bool all : {false, true}) {
     for (const ProfileStep& s : steps_) {
       if (!(all || s.model == model) || s.node_sum_ns <= 0 || s.median_step_ns <= 0) continue;
@@ -181,6 +183,7 @@ ProfileCostModel::StepCorrection ProfileCostModel::Correction(const std::string&
         residual -= executor_.run_ns + s.nodes * executor_.node_gap_ns +
                     s.handoffs * executor_.handoff_ns;
       xy.emplace_back(s.node_sum_ns, residual);
+      nodes.push_back(s.nodes);
     }
     if (!xy.empty()) break;
   }
@@ -190,10 +193,18 @@ ProfileCostModel::StepCorrection ProfileCostModel::Correction(const std::string&
   // A shared machine's noise only adds time (preemption), so the smallest residual is the best
   // estimate: relative to the node sum when negative (traced kernels slower than the untraced
   // step, or overlapping), absolute otherwise.
-  double min_ratio = INFINITY, min_residual = INFINITY;
-  for (const auto& [x, y] : xy) {
+  double min_ratio = INFINITY, min_residual = INFINITY, min_per_node = INFINITY;
+  bool counted = true;
+  for (size_t i = 0; i < xy.size(); ++i) {
+    const auto& [x, y] = xy[i];
     min_ratio = std::min(min_ratio, y / x);
     min_residual = std::min(min_residual, y);
+    counted = counted && nodes[i] > 0;
+    if (nodes[i] > 0) min_per_node = std::min(min_per_node, y / nodes[i]);
+  }
+  if (!gpu_ && threads_ == 1 && counted && min_per_node < 0) {
+    out.node_trace_ns = -min_per_node;  // tracing's cost per node; no overlap on one thread
+    return out;
   }
   if (min_ratio < 0) out.node_time_factor = std::max(min_ratio, gpu_ ? -0.95 : -0.5);
   else if (!step_costs_) out.step_overhead_ns = min_residual;  // measured costs: noise, not added

@@ -41,6 +41,13 @@
 // configuration.
 // The simulator adds step_overhead_ns once per step and scales every node by
 // 1 + node_time_factor.
+// One-thread CPU profiles (schema 2, nodes counted): kernels cannot overlap, so a negative
+// residual is the tracing's own cost, a constant per traced node (the timestamps and the event
+// record), not a share of node time: node_trace_ns = the largest -r / nodes over the
+// configurations (noise only adds time), and the simulator removes node_trace_ns per node of
+// the simulated step (spread over its nodes in proportion to their time). A share fitted at
+// MLP's batch 16 (-17%: 50 nodes of 0.2 ms) took 17% off its batch-256 steps as well, where the
+// same 50 nodes' tracing is 2% of the step (hold-out of 2026-11-26: -20..-26% there).
 //
 // Executor overheads (schema-2 profiles, sim/executor_cost_probe.h): what a step spends outside
 // its kernels is measured rather than fitted: run_ns once per step, node_gap_ns per node and
@@ -91,6 +98,7 @@ class ProfileCostModel {
   int threads() const { return threads_; }
   struct StepCorrection {
     double step_overhead_ns = 0, node_time_factor = 0;
+    double node_trace_ns = 0;  // ns per node (one-thread CPU profiles; then no node_time_factor)
     int configurations = 0;  // profiled configurations it was fitted on
   };
   // Whether the measured executor overheads are used (a schema-2 profile with an /executor row

@@ -90,7 +90,8 @@ std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel
   else
     s << "executor overheads not measured (schema-1 profile or step-costs=off); ";
   s << "step correction " << step.step_overhead_ns * 1e-6
-    << " ms + " << step.node_time_factor * 100 << "% of node time from "
+    << " ms + " << step.node_time_factor * 100 << "% of node time - "
+    << step.node_trace_ns * 1e-3 << " us per node (tracing) from "
     << step.configurations << " configurations of "
     << (model.empty() ? "every profiled model" : "'" + model + "'")
     << "; interpolated: " << counts[0]
@@ -102,6 +103,23 @@ std::string Coverage(const Graph& g, const CostModel& cm, const ProfileCostModel
     s << "]";
   }
   return s.str();
+}
+
+// The share of the simulated step's profiled node time that tracing added to it: -nodes *
+// node_trace_ns / (the profiled nodes' predicted time), at least -0.5 (0 without a per-node cost).
+double TracingShare(const Graph& g, const CostModel& cm, const ProfileCostModel& pm,
+                    const std::string& model, double node_trace_ns) {
+  if (node_trace_ns <= 0) return 0;
+  double profiled_ns = 0;
+  int64_t profiled_nodes = 0;
+  for (Node* n : g.nodes()) {
+    const ProfilePrediction p = pm.Predict(n->op(), n->name(), cm.Work(*n), model);
+    if (p.source == ProfilePrediction::Source::kUnprofiled) continue;
+    profiled_ns += p.time_ns;
+    ++profiled_nodes;
+  }
+  if (profiled_ns <= 0) return 0;
+  return std::max(-0.5, -static_cast<double>(profiled_nodes) * node_trace_ns / profiled_ns);
 }
 
 }  // namespace
@@ -144,7 +162,8 @@ StatusOr<CostModelHandle> MakeProfileSimCosts(const Graph& g,
                   " steps; " +
                   Coverage(g, *cm, *profile_model, model_name, step, handed_off->size()) + ")";
   const Graph* graph = &g;
-  const double node_scale = 1 + step.node_time_factor;
+  const double node_scale = 1 + step.node_time_factor +
+                            TracingShare(g, *cm, *profile_model, model_name, step.node_trace_ns);
   h.costs.compute_s = [cm, graph, profile_model, node_scale, handed_off, model_name](
                           const Node& n, const DeviceDesc& d) {
     const Node* orig = graph->FindNode(n.name());

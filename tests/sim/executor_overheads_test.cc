@@ -98,13 +98,49 @@ TEST_CASE("Measured executor overheads replace the fitted step correction",
   CHECK(c_off.step_overhead_ns == Approx(7500));
   CHECK(off->StepFixedNs(c_off) == Approx(300 + 7500));
   CHECK(off->NodeOverheadNs(true) == Approx(50));
-  // A step shorter than its kernels plus the overheads (kernels overlapping): the smallest
-  // ratio, -10% of the node sum, scales the kernels.
+  // A step shorter than its kernels plus the overheads: on one thread kernels cannot overlap,
+  // so it is the tracing's cost per node, -100 ns over 10 nodes (the largest per-node deficit).
   p.steps[0].median_step_ns = 1000 + 7000 - 100;
-  auto overlap = ProfileCostModel::Create(p, 1, "p.h5");
-  REQUIRE(overlap.ok());
-  CHECK(overlap->Correction("m").node_time_factor == Approx(-0.1));
-  CHECK(overlap->Correction("m").step_overhead_ns == 0);
+  p.steps[1].median_step_ns = 3000 + 7000 - 50;
+  auto traced = ProfileCostModel::Create(p, 1, "p.h5");
+  REQUIRE(traced.ok());
+  CHECK(traced->Correction("m").node_trace_ns == Approx(10));
+  CHECK(traced->Correction("m").node_time_factor == 0);
+  CHECK(traced->Correction("m").step_overhead_ns == 0);
+  // A step row without a node count (schema 1) keeps the share of node time: -10%.
+  p.steps[1].nodes = 0;
+  auto schema1 = ProfileCostModel::Create(p, 1, "p.h5");
+  REQUIRE(schema1.ok());
+  CHECK(schema1->Correction("m").node_time_factor == Approx(-0.1));
+  CHECK(schema1->Correction("m").node_trace_ns == 0);
+}
+
+TEST_CASE("One-thread tracing cost comes off each simulated node, not a share of the step",
+          "[sim][profile][executor_overheads]") {
+  fb::test::TempDir dir;
+  const std::string path = dir.file("host.h5");
+  Profile p = MeasuredProfile();
+  p.points.push_back({"m", "mm2", "MatMul", 4, 1, 400, 2000, 3000, 10});
+  // Batch 1: 200 ns shorter than its traced kernels and overheads over 10 nodes (20 ns per
+  // node; as a share, -20% of its 1000 ns of kernels); batch 4: no deficit.
+  p.steps = {{"m", 1, 1, 1000 + 7000 - 200, 0, 1000, 20, 0, 10, 1},
+             {"m", 4, 1, 3000 + 7000 + 300, 0, 3000, 20, 0, 10, 1}};
+  REQUIRE(WriteProfile(path, p).ok());
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DataType::kFloat, TensorShape({-1, 5}));
+  auto w = ops::Const(root.WithOpName("w"), Tensor(DataType::kFloat, {5, 10}));
+  ops::MatMul(root.WithOpName("mm"), x, w);
+  ops::MatMul(root.WithOpName("mm2"), x, w);
+  auto g = BuildGraph(root);
+  auto h = MakeProfileSimCosts(*g, {{"x", TensorShape({4, 5})}}, "profile:" + path);
+  INFO(h.status().ToString());
+  REQUIRE(h.ok());
+  // Batch 4: two profiled MatMuls of 3000 ns lose 20 ns each (a -20% share would leave 2400).
+  const double mm = h->costs.compute_s(*g->FindNode("mm"), DeviceDesc{}) * 1e9;
+  const double mm2 = h->costs.compute_s(*g->FindNode("mm2"), DeviceDesc{}) * 1e9;
+  CHECK(std::min(mm, mm2) == Approx(2980 + 100));
+  CHECK(std::max(mm, mm2) == Approx(2980 + 100 + 2000));
+  CHECK_THAT(h->description, Contains("- 0.02 us per node (tracing)"));
 }
 
 TEST_CASE("Profile cost model adds the measured overheads to a simulated graph",
