@@ -45,10 +45,17 @@ Status LstmBlockCellGradFn(GradContext* c, const Grads& dy, Grads* dx) {
   ASSIGN_OR_RETURN(NodeOut xh_grad, c->Op("MatMul", {dicfo, w}, {{"transpose_b", true}}));
   NodeOut x_grad, h_prev_grad;
   RETURN_IF_ERROR(SplitXhGrad(c, xh, xh_grad, &x_grad, &h_prev_grad));
-  ASSIGN_OR_RETURN(NodeOut w_grad, c->Op("MatMul", {NodeOut{xh, 0}, dicfo}, {{"transpose_a", true}}));
+  ASSIGN_OR_RETURN(NodeOut w_grad,
+                   c->Op("MatMul", {NodeOut{xh, 0}, dicfo}, {{"transpose_a", true}}));
   ASSIGN_OR_RETURN(NodeOut b_grad, c->Op("BiasAddGrad", {dicfo}));
-  *dx = {x_grad,           NodeOut{g.node, 0}, h_prev_grad,        w_grad,
-         NodeOut{g.node, 2}, NodeOut{g.node, 3}, NodeOut{g.node, 4}, b_grad};
+  *dx = {x_grad,
+         NodeOut{g.node, 0},
+         h_prev_grad,
+         w_grad,
+         NodeOut{g.node, 2},
+         NodeOut{g.node, 3},
+         NodeOut{g.node, 4},
+         b_grad};
   return Status::OK();
 }
 

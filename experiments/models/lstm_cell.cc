@@ -9,8 +9,7 @@
 namespace fb::experiments {
 
 Output FusedCellZeros(const Scope& s, int64_t cells) {
-  return ops::Fill(s.NewSubScope("peephole_zeros"), ops::IntConst(s, {cells}),
-                   ops::Const(s, 0.0f));
+  return ops::Fill(s.NewSubScope("peephole_zeros"), ops::IntConst(s, {cells}), ops::Const(s, 0.0f));
 }
 
 namespace {
@@ -31,14 +30,16 @@ LstmState FusedCell(const Scope& s, const LstmCellWeights& p, Output x, const Ls
   ops::LSTMBlockCellAttrs attrs;
   attrs.forget_bias = p.forget_bias;
   const Output& z = p.peephole_zeros;
-  ops::LSTMBlockCellOutputs cell = ops::LSTMBlockCell(s, x, prev.c, prev.r, p.w, z, z, z, p.b, attrs);
+  ops::LSTMBlockCellOutputs cell =
+      ops::LSTMBlockCell(s, x, prev.c, prev.r, p.w, z, z, z, p.b, attrs);
   return {cell.cs, cell.h};
 }
 
 }  // namespace
 
 LstmState LstmCell(const Scope& s, const LstmCellWeights& p, Output x, const LstmState& prev) {
-  LstmState next = p.peephole_zeros.valid() ? FusedCell(s, p, x, prev) : CompositeCell(s, p, x, prev);
+  LstmState next =
+      p.peephole_zeros.valid() ? FusedCell(s, p, x, prev) : CompositeCell(s, p, x, prev);
   if (p.w_proj.valid() && next.r.valid()) next.r = ops::MatMul(s, next.r, p.w_proj);
   return next;
 }

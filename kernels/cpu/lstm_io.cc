@@ -18,9 +18,11 @@ Status CheckVector(const Tensor& t, const char* what, int64_t n) {
 
 StatusOr<Dims> CheckCellInputs(OpKernelContext* ctx) {
   const Tensor &x = ctx->input(0), &h_prev = ctx->input(2), &b = ctx->input(7);
-  if (x.dims() != 2) return InvalidArgument("x must be 2-D [batch, input], got ", x.shape().DebugString());
+  if (x.dims() != 2)
+    return InvalidArgument("x must be 2-D [batch, input], got ", x.shape().DebugString());
   if (h_prev.dims() != 2)
-    return InvalidArgument("h_prev must be 2-D [batch, hidden], got ", h_prev.shape().DebugString());
+    return InvalidArgument("h_prev must be 2-D [batch, hidden], got ",
+                           h_prev.shape().DebugString());
   if (b.dims() != 1 || b.dim_size(0) % 4 != 0)
     return InvalidArgument("b must be 1-D [4 * cells], got ", b.shape().DebugString());
   Dims d{x.dim_size(0), x.dim_size(1), h_prev.dim_size(1), b.dim_size(0) / 4};

@@ -59,7 +59,9 @@ class LstmBlockCellOp : public lstm::OpBase<false> {
   static void Gates(OpKernelContext* ctx, const Dims& d, const lstm::Attrs& a, const T* z,
                     const T* bias, int64_t r, Tensor* out[7]) {
     const int64_t C = d.cells;
-    auto pre = [&](int block) { return ConstVec<T>(z + block * C, C) + ConstVec<T>(bias + block * C, C); };
+    auto pre = [&](int block) {
+      return ConstVec<T>(z + block * C, C) + ConstVec<T>(bias + block * C, C);
+    };
     const ConstVec<T> cs_prev = In<T>(ctx->input(1), r, C, C);
     Vec<T> i = Out<T>(out[0], r, C, C), cs = Out<T>(out[1], r, C, C), f = Out<T>(out[2], r, C, C);
     Vec<T> o = Out<T>(out[3], r, C, C), ci = Out<T>(out[4], r, C, C), co = Out<T>(out[5], r, C, C);
@@ -78,8 +80,10 @@ class LstmBlockCellOp : public lstm::OpBase<false> {
       const T clip = static_cast<T>(a.cell_clip);
       cs = cs.min(clip).max(-clip);
     }
-    if (a.use_peephole) o = (pre(3) + cs * ConstVec<T>(ctx->input(6).data<T>(), C)).logistic();
-    else o = pre(3).logistic();
+    if (a.use_peephole)
+      o = (pre(3) + cs * ConstVec<T>(ctx->input(6).data<T>(), C)).logistic();
+    else
+      o = pre(3).logistic();
     co = cs.tanh();
     h = co * o;
   }

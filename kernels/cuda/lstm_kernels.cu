@@ -22,7 +22,8 @@ __global__ void LstmForwardKernel(LstmForwardArgs<T> a) {
     const T* z = a.icfo + r * 4 * C;
     const T cs_prev = a.cs_prev[k];
     T zi = z[c] + a.bias[c], zci = z[C + c] + a.bias[C + c];
-    T zf = z[2 * C + c] + a.bias[2 * C + c] + T(a.forget_bias), zo = z[3 * C + c] + a.bias[3 * C + c];
+    T zf = z[2 * C + c] + a.bias[2 * C + c] + T(a.forget_bias),
+      zo = z[3 * C + c] + a.bias[3 * C + c];
     if (a.use_peephole) {
       zi += a.wci[c] * cs_prev;
       zf += a.wcf[c] * cs_prev;

@@ -17,8 +17,8 @@ using lstm::Dims;
 
 // Copies the [rows, width] matrix src into columns [column, column + width) of dst [rows, pitch].
 template <typename T>
-Status CopyColumns(const T* src, int64_t rows, int64_t width, T* dst, int64_t pitch,
-                   int64_t column, cudaStream_t s) {
+Status CopyColumns(const T* src, int64_t rows, int64_t width, T* dst, int64_t pitch, int64_t column,
+                   cudaStream_t s) {
   if (rows == 0 || width == 0) return Status::OK();
   return CudaStatus(cudaMemcpy2DAsync(dst + column, pitch * sizeof(T), src, width * sizeof(T),
                                       width * sizeof(T), rows, cudaMemcpyDeviceToDevice, s),
@@ -39,9 +39,10 @@ class GpuLstmBlockCellOp : public lstm::OpBase<false> {
     Tensor xh, icfo;
     OP_REQUIRES_OK(ctx, ctx->allocate_temp(dt, TensorShape({B, XH}), &xh));
     OP_REQUIRES_OK(ctx, ctx->allocate_temp(dt, TensorShape({B, 4 * C}), &icfo));
-    OP_REQUIRES_OK(ctx, CopyColumns(ctx->input(0).data<T>(), B, d.input, xh.data<T>(), XH, 0, stream));
-    OP_REQUIRES_OK(ctx, CopyColumns(ctx->input(2).data<T>(), B, d.hidden, xh.data<T>(), XH,
-                                    d.input, stream));
+    OP_REQUIRES_OK(ctx,
+                   CopyColumns(ctx->input(0).data<T>(), B, d.input, xh.data<T>(), XH, 0, stream));
+    OP_REQUIRES_OK(
+        ctx, CopyColumns(ctx->input(2).data<T>(), B, d.hidden, xh.data<T>(), XH, d.input, stream));
     OP_REQUIRES_OK(ctx, Gemm<T>(gpu, GemmDims{B, XH, 4 * C}, false, false, xh.data<T>(),
                                 ctx->input(3).data<T>(), icfo.data<T>()));
     LstmForwardArgs<T> a;

@@ -30,6 +30,23 @@ bool NameStartsWith(const Node& n, const std::string& prefix) {
   return n.name().rfind(prefix, 0) == 0;
 }
 
+// x [batch, 5] -> mm = x w and mm2 = x w, both ready when the last of x and w completes.
+std::unique_ptr<Graph> TwoMatMuls() {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DataType::kFloat, TensorShape({-1, 5}));
+  auto w = ops::Const(root.WithOpName("w"), Tensor(DataType::kFloat, {5, 10}));
+  ops::MatMul(root.WithOpName("mm"), x, w);
+  ops::MatMul(root.WithOpName("mm2"), x, w);
+  return BuildGraph(root);
+}
+
+// The simulated times of mm and mm2 in ns, the shorter first (one of them is handed off).
+std::pair<double, double> MatMulNs(const CostModelHandle& h, const Graph& g) {
+  const double a = h.costs.compute_s(*g.FindNode("mm"), DeviceDesc{}) * 1e9;
+  const double b = h.costs.compute_s(*g.FindNode("mm2"), DeviceDesc{}) * 1e9;
+  return {std::min(a, b), std::max(a, b)};
+}
+
 TEST_CASE("Hand-offs: the expensive nodes one completion makes ready beyond the first",
           "[sim][profile][executor_overheads]") {
   // x -> big_a, big_b, cheap_c (ready together when x completes); big_a + big_b -> big_join
@@ -126,20 +143,14 @@ TEST_CASE("One-thread tracing cost comes off each simulated node, not a share of
   p.steps = {{"m", 1, 1, 1000 + 7000 - 200, 0, 1000, 20, 0, 10, 1},
              {"m", 4, 1, 3000 + 7000 + 300, 0, 3000, 20, 0, 10, 1}};
   REQUIRE(WriteProfile(path, p).ok());
-  Scope root = Scope::NewRootScope();
-  auto x = ops::Placeholder(root.WithOpName("x"), DataType::kFloat, TensorShape({-1, 5}));
-  auto w = ops::Const(root.WithOpName("w"), Tensor(DataType::kFloat, {5, 10}));
-  ops::MatMul(root.WithOpName("mm"), x, w);
-  ops::MatMul(root.WithOpName("mm2"), x, w);
-  auto g = BuildGraph(root);
+  auto g = TwoMatMuls();
   auto h = MakeProfileSimCosts(*g, {{"x", TensorShape({4, 5})}}, "profile:" + path);
   INFO(h.status().ToString());
   REQUIRE(h.ok());
   // Batch 4: two profiled MatMuls of 3000 ns lose 20 ns each (a -20% share would leave 2400).
-  const double mm = h->costs.compute_s(*g->FindNode("mm"), DeviceDesc{}) * 1e9;
-  const double mm2 = h->costs.compute_s(*g->FindNode("mm2"), DeviceDesc{}) * 1e9;
-  CHECK(std::min(mm, mm2) == Approx(2980 + 100));
-  CHECK(std::max(mm, mm2) == Approx(2980 + 100 + 2000));
+  const auto [inline_ns, handed_off_ns] = MatMulNs(*h, *g);
+  CHECK(inline_ns == Approx(2980 + 100));
+  CHECK(handed_off_ns == Approx(2980 + 100 + 2000));
   CHECK_THAT(h->description, Contains("- 0.02 us per node (tracing)"));
 }
 
@@ -151,22 +162,15 @@ TEST_CASE("Profile cost model adds the measured overheads to a simulated graph",
   p.points.push_back({"m", "mm2", "MatMul", 1, 1, 100, 800, 1000, 10});
   p.steps = {{"m", 1, 1, 1000 + 7000, 0, 1000, 20, 0, 10, 1}};
   REQUIRE(WriteProfile(path, p).ok());
-  // x [batch, 5] -> mm = x w and mm2 = x w2, both ready when the last of x, w, w2 completes.
   // Batch 4: 400 FLOPs each, 3000 ns at the profiled point (above 2 us: expensive), so one of
   // them is handed off.
-  Scope root = Scope::NewRootScope();
-  auto x = ops::Placeholder(root.WithOpName("x"), DataType::kFloat, TensorShape({-1, 5}));
-  auto w = ops::Const(root.WithOpName("w"), Tensor(DataType::kFloat, {5, 10}));
-  ops::MatMul(root.WithOpName("mm"), x, w);
-  ops::MatMul(root.WithOpName("mm2"), x, w);
-  auto g = BuildGraph(root);
+  auto g = TwoMatMuls();
   auto h = MakeProfileSimCosts(*g, {{"x", TensorShape({4, 5})}}, "profile:" + path);
   INFO(h.status().ToString());
   REQUIRE(h.ok());
-  const double mm = h->costs.compute_s(*g->FindNode("mm"), DeviceDesc{}) * 1e9;
-  const double mm2 = h->costs.compute_s(*g->FindNode("mm2"), DeviceDesc{}) * 1e9;
-  CHECK(std::min(mm, mm2) == Approx(3000 + 100));
-  CHECK(std::max(mm, mm2) == Approx(3000 + 100 + 2000));
+  const auto [inline_ns, handed_off_ns] = MatMulNs(*h, *g);
+  CHECK(inline_ns == Approx(3000 + 100));
+  CHECK(handed_off_ns == Approx(3000 + 100 + 2000));
   CHECK(h->costs.dispatch_s("any") == Approx(4000e-9));
   CHECK_THAT(h->description,
              Contains("executor overheads measured") && Contains("1 nodes handed off"));

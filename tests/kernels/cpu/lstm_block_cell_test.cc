@@ -24,11 +24,64 @@ using Xs = std::vector<Output>;
 // i = sig(zi [+ wci*cs_prev]); f = sig(zf + forget_bias [+ wcf*cs_prev]); ci = np.tanh(zci)
 // cs = ci*i + cs_prev*f [clipped]; o = sig(zo [+ wco*cs]); co = np.tanh(cs); h = co*o
 // kPlain: no peepholes, no clip, forget_bias 1; kPeepholeClip: peepholes, clip 1, forget_bias 0.5.
-const std::vector<double> kX = {0.0, 0.7833269096274835, 0.9738476308781954, 0.4273798802338298, -0.44252044329485246, -0.9775301176650971};
-const std::vector<double> kCsPrev = {2.5, 1.1339903035639431, -1.4712527931383643, -2.468699424772162};
-const std::vector<double> kHPrev = {0.6731767878463173, 0.7883597839907681, 0.7790781047025563, 0.6467971230556722};
-const std::vector<double> kW = {0.9, 0.8390946110454308, 0.6646217028566292, 0.4001953650675363, 0.0816044620178787, -0.2480312221420617, -0.5440970439521363, -0.7665218833379089, -0.8852015817306058, -0.8840733987044086, -0.7632900285393672, -0.5391989337669164, -0.24212979280565994, 0.08771047972963716, 0.4056795503019889, 0.668741796869769, 0.841292978440814, 0.8999791020636689, 0.8368572762150311, 0.6604707439056433, 0.39469259481695135, 0.07549465460645005, -0.2539211329436009, -0.5489698863476173, -0.7697181409686404, -0.8862886561205913, -0.8829041594346599, -0.7600227266598951, -0.5342757832595023, -0.2362171189959372, 0.0938124241791272, 0.41114489583552466, 0.67283083460848, 0.8434522763093094, 0.8999164092251726, 0.834581077851128, 0.6562891127867582, 0.3891714950981077, 0.06938134123394174, -0.2597992516836514};
-const std::vector<double> kB = {0.0, 0.14382766158126087, 0.25244129544236893, 0.29924849598121633, 0.27278922804770445, 0.17954164323118693, 0.042336002417960164, -0.10523496830688596};
+const std::vector<double> kX = {0.0,
+                                0.7833269096274835,
+                                0.9738476308781954,
+                                0.4273798802338298,
+                                -0.44252044329485246,
+                                -0.9775301176650971};
+const std::vector<double> kCsPrev = {2.5, 1.1339903035639431, -1.4712527931383643,
+                                     -2.468699424772162};
+const std::vector<double> kHPrev = {0.6731767878463173, 0.7883597839907681, 0.7790781047025563,
+                                    0.6467971230556722};
+const std::vector<double> kW = {0.9,
+                                0.8390946110454308,
+                                0.6646217028566292,
+                                0.4001953650675363,
+                                0.0816044620178787,
+                                -0.2480312221420617,
+                                -0.5440970439521363,
+                                -0.7665218833379089,
+                                -0.8852015817306058,
+                                -0.8840733987044086,
+                                -0.7632900285393672,
+                                -0.5391989337669164,
+                                -0.24212979280565994,
+                                0.08771047972963716,
+                                0.4056795503019889,
+                                0.668741796869769,
+                                0.841292978440814,
+                                0.8999791020636689,
+                                0.8368572762150311,
+                                0.6604707439056433,
+                                0.39469259481695135,
+                                0.07549465460645005,
+                                -0.2539211329436009,
+                                -0.5489698863476173,
+                                -0.7697181409686404,
+                                -0.8862886561205913,
+                                -0.8829041594346599,
+                                -0.7600227266598951,
+                                -0.5342757832595023,
+                                -0.2362171189959372,
+                                0.0938124241791272,
+                                0.41114489583552466,
+                                0.67283083460848,
+                                0.8434522763093094,
+                                0.8999164092251726,
+                                0.834581077851128,
+                                0.6562891127867582,
+                                0.3891714950981077,
+                                0.06938134123394174,
+                                -0.2597992516836514};
+const std::vector<double> kB = {0.0,
+                                0.14382766158126087,
+                                0.25244129544236893,
+                                0.29924849598121633,
+                                0.27278922804770445,
+                                0.17954164323118693,
+                                0.042336002417960164,
+                                -0.10523496830688596};
 const std::vector<std::vector<double>> kPlain = {
     {0.534486491226677, 0.5977422523431346, 0.4475652380806845, 0.4672863273202414},
     {2.3699312880050485, 1.2701710596020925, -1.1084221050764538, -1.8134424788136054},
@@ -50,8 +103,8 @@ const std::vector<std::vector<double>> kPeepholeClip = {
 const std::vector<double> kWci = {0.3, -0.4}, kWcf = {-0.2, 0.5}, kWco = {0.6, 0.1};
 
 std::vector<Tensor> Inputs() {
-  return {D(kX, {2, 3}),   D(kCsPrev, {2, 2}), D(kHPrev, {2, 2}), D(kW, {5, 8}),
-          D(kWci, {2}),    D(kWcf, {2}),       D(kWco, {2}),      D(kB, {8})};
+  return {D(kX, {2, 3}), D(kCsPrev, {2, 2}), D(kHPrev, {2, 2}), D(kW, {5, 8}),
+          D(kWci, {2}),  D(kWcf, {2}),       D(kWco, {2}),      D(kB, {8})};
 }
 
 ops::LSTMBlockCellAttrs Attrs(bool peephole) {
@@ -121,10 +174,10 @@ TEST_CASE("LSTMBlockCell names the input whose shape does not fit", "[nn][lstm][
   };
   CHECK_THAT(error(3, D(std::vector<double>(32, 0.1), {4, 8})),
              Catch::Contains("w must have shape [5,8], got [4,8]"));
-  auto shapes = test::InferShapes("LSTMBlockCell", "cell", {{"T", DataType::kDouble}},
-                                  {TensorShape({2, 3}), TensorShape({2, 2}), TensorShape({2, 2}),
-                                   TensorShape({4, 8}), TensorShape({2}), TensorShape({2}),
-                                   TensorShape({2}), TensorShape({8})});
+  auto shapes = test::InferShapes(
+      "LSTMBlockCell", "cell", {{"T", DataType::kDouble}},
+      {TensorShape({2, 3}), TensorShape({2, 2}), TensorShape({2, 2}), TensorShape({4, 8}),
+       TensorShape({2}), TensorShape({2}), TensorShape({2}), TensorShape({8})});
   REQUIRE_FALSE(shapes.ok());
   CHECK_THAT(shapes.status().message(),
              Catch::Contains("LSTMBlockCell 'cell': w must have x's 3 + h_prev's 2 rows, got 4"));
@@ -157,8 +210,8 @@ TEST_CASE("LSTMBlockCell with an empty batch gives empty outputs and zero peepho
   in[0] = D({}, {0, 3});
   in[1] = D({}, {0, 2});
   in[2] = D({}, {0, 2});
-  std::vector<Tensor> out = test::RunOpOk(
-      [](const Scope& s, const Xs& x) { return AllOutputs(s, x, Attrs(true)); }, in);
+  std::vector<Tensor> out =
+      test::RunOpOk([](const Scope& s, const Xs& x) { return AllOutputs(s, x, Attrs(true)); }, in);
   for (const Tensor& t : out) CHECK(t.shape() == TensorShape({0, 2}));
 }
 
