@@ -40,11 +40,24 @@ std::unique_ptr<Graph> TwoMatMuls() {
   return BuildGraph(root);
 }
 
-// The simulated times of mm and mm2 in ns, the shorter first (one of them is handed off).
-std::pair<double, double> MatMulNs(const CostModelHandle& h, const Graph& g) {
-  const double a = h.costs.compute_s(*g.FindNode("mm"), DeviceDesc{}) * 1e9;
-  const double b = h.costs.compute_s(*g.FindNode("mm2"), DeviceDesc{}) * 1e9;
-  return {std::min(a, b), std::max(a, b)};
+// TwoMatMuls at batch 4 simulated with the profile at `path`: the cost model and the MatMuls'
+// times in ns, the shorter first (one of them is handed off).
+struct SimulatedMatMuls {
+  std::unique_ptr<Graph> g;
+  CostModelHandle h;
+  double inline_ns = 0, handed_off_ns = 0;
+};
+SimulatedMatMuls SimulateTwoMatMuls(const std::string& path) {
+  SimulatedMatMuls s{TwoMatMuls(), {}};
+  auto h = MakeProfileSimCosts(*s.g, {{"x", TensorShape({4, 5})}}, "profile:" + path);
+  INFO(h.status().ToString());
+  REQUIRE(h.ok());
+  s.h = std::move(*h);
+  const double a = s.h.costs.compute_s(*s.g->FindNode("mm"), DeviceDesc{}) * 1e9;
+  const double b = s.h.costs.compute_s(*s.g->FindNode("mm2"), DeviceDesc{}) * 1e9;
+  s.inline_ns = std::min(a, b);
+  s.handed_off_ns = std::max(a, b);
+  return s;
 }
 
 TEST_CASE("Hand-offs: the expensive nodes one completion makes ready beyond the first",
@@ -143,15 +156,11 @@ TEST_CASE("One-thread tracing cost comes off each simulated node, not a share of
   p.steps = {{"m", 1, 1, 1000 + 7000 - 200, 0, 1000, 20, 0, 10, 1},
              {"m", 4, 1, 3000 + 7000 + 300, 0, 3000, 20, 0, 10, 1}};
   REQUIRE(WriteProfile(path, p).ok());
-  auto g = TwoMatMuls();
-  auto h = MakeProfileSimCosts(*g, {{"x", TensorShape({4, 5})}}, "profile:" + path);
-  INFO(h.status().ToString());
-  REQUIRE(h.ok());
   // Batch 4: two profiled MatMuls of 3000 ns lose 20 ns each (a -20% share would leave 2400).
-  const auto [inline_ns, handed_off_ns] = MatMulNs(*h, *g);
-  CHECK(inline_ns == Approx(2980 + 100));
-  CHECK(handed_off_ns == Approx(2980 + 100 + 2000));
-  CHECK_THAT(h->description, Contains("- 0.02 us per node (tracing)"));
+  const SimulatedMatMuls sim = SimulateTwoMatMuls(path);
+  CHECK(sim.inline_ns == Approx(2980 + 100));
+  CHECK(sim.handed_off_ns == Approx(2980 + 100 + 2000));
+  CHECK_THAT(sim.h.description, Contains("- 0.02 us per node (tracing)"));
 }
 
 TEST_CASE("Profile cost model adds the measured overheads to a simulated graph",
@@ -164,15 +173,12 @@ TEST_CASE("Profile cost model adds the measured overheads to a simulated graph",
   REQUIRE(WriteProfile(path, p).ok());
   // Batch 4: 400 FLOPs each, 3000 ns at the profiled point (above 2 us: expensive), so one of
   // them is handed off.
-  auto g = TwoMatMuls();
-  auto h = MakeProfileSimCosts(*g, {{"x", TensorShape({4, 5})}}, "profile:" + path);
-  INFO(h.status().ToString());
-  REQUIRE(h.ok());
-  const auto [inline_ns, handed_off_ns] = MatMulNs(*h, *g);
-  CHECK(inline_ns == Approx(3000 + 100));
-  CHECK(handed_off_ns == Approx(3000 + 100 + 2000));
-  CHECK(h->costs.dispatch_s("any") == Approx(4000e-9));
-  CHECK_THAT(h->description,
+  const SimulatedMatMuls sim = SimulateTwoMatMuls(path);
+  const Graph* g = sim.g.get();
+  CHECK(sim.inline_ns == Approx(3000 + 100));
+  CHECK(sim.handed_off_ns == Approx(3000 + 100 + 2000));
+  CHECK(sim.h.costs.dispatch_s("any") == Approx(4000e-9));
+  CHECK_THAT(sim.h.description,
              Contains("executor overheads measured") && Contains("1 nodes handed off"));
   // step-costs=off, in either order with threads=.
   auto off = MakeProfileSimCosts(*g, {{"x", TensorShape({4, 5})}},
