@@ -1,6 +1,7 @@
 #include "kernels/cpu/lstm_io.h"
 
 #include <cmath>
+#include <limits>
 
 namespace fb::lstm {
 namespace {
@@ -32,6 +33,11 @@ StatusOr<Dims> CheckCellInputs(OpKernelContext* ctx) {
   RETURN_IF_ERROR(CheckVector(ctx->input(4), "wci", d.cells));
   RETURN_IF_ERROR(CheckVector(ctx->input(5), "wcf", d.cells));
   RETURN_IF_ERROR(CheckVector(ctx->input(6), "wco", d.cells));
+  // The GEMM's sizes are BLAS ints (cuBLAS's too).
+  constexpr int64_t kMax = std::numeric_limits<int>::max();
+  if (d.batch > kMax || d.input + d.hidden > kMax || 4 * d.cells > kMax)
+    return InvalidArgument("LSTMBlockCell sizes exceed what BLAS indexes (int): batch ", d.batch,
+                           ", input + hidden ", d.input + d.hidden, ", 4 * cells ", 4 * d.cells);
   return d;
 }
 

@@ -184,6 +184,14 @@ TEST_CASE("LSTMBlockCell names the input whose shape does not fit", "[nn][lstm][
   CHECK_THAT(error(1, D({1, 2, 3}, {1, 3})), Catch::Contains("cs_prev"));
   CHECK_THAT(error(7, D({1, 2, 3, 4, 5, 6}, {6})), Catch::Contains("b"));
   CHECK_THAT(error(4, D({1, 2, 3}, {3})), Catch::Contains("wci"));
+  // A batch beyond BLAS's int (zero elements: an empty input of that many rows).
+  const int64_t rows = int64_t{3} << 30;
+  std::vector<Tensor> huge = {D({}, {rows, 0}), D({}, {rows, 0}), D({}, {rows, 0}), D({}, {0, 0}),
+                              D({}, {0}),       D({}, {0}),       D({}, {0}),       D({}, {0})};
+  CHECK_THAT(test::RunOpError(
+                 [](const Scope& s, const Xs& x) { return AllOutputs(s, x, Attrs(false)); }, huge)
+                 .message(),
+             Catch::Contains("exceed what BLAS indexes (int): batch 3221225472"));
   // Unknown shapes at graph construction: the kernel checks them when the step runs.
   Scope root = Scope::NewRootScope();
   Xs ph;
