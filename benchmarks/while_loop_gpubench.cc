@@ -9,7 +9,12 @@
 //                        GPU index, as the word LSTM reads its input x_t
 //   BM_GpuLoopOneHot     plus OneHot(t, 32) as float on the GPU (the LSTM's output gathering)
 //   BM_GpuChainMul       N float Muls in a chain, no loop (the unrolled build's per-node cost)
-// The step ends with Device::Sync (the GPU's work done), as `flowbench benchmark` times it.
+// The step ends with Device::Sync (the GPU's work done), as `flowbench benchmark` times it. The
+// default graph passes are off: constant folding would fold the chain of Muls on constants into
+// one value (0.02 us per "node" in the first run on an H200).
+// Run: build/flowbench-gpubench --benchmark_filter=GpuLoop|GpuChain (scripts/gpu-check --run
+// runs the loops).
+
 #include <benchmark/benchmark.h>
 
 #include "engine/client/array_ops.h"
@@ -30,6 +35,7 @@ std::unique_ptr<Session> GpuSession(const Scope& root) {
   auto devices = CreateDevicesForFlag("gpu:1", 8);
   FB_CHECK(devices.ok()) << devices.status();
   so.device_mgr = *devices;
+  so.default_passes = false;
   auto s = Session::Create(so);
   FB_CHECK(s.ok()) << s.status();
   FB_CHECK((*s)->Extend(root.ToGraphDef()).ok());
