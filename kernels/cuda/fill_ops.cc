@@ -145,16 +145,24 @@ const bool kCastRegistered = [] {
 }();
 
 #define FB_REGISTER_FILL(T)                                                                 \
-  FB_REGISTER_GPU_T("ZerosLike", T, GpuConstantLikeOp<T, 0>);                              \
-  FB_REGISTER_GPU_T("OnesLike", T, GpuConstantLikeOp<T, 1>);                               \
   REGISTER_KERNEL(                                                                          \
       KernelDefBuilder("Fill").Device(DEVICE_GPU).TypeConstraint<T>("T").HostMemory("dims"), \
       GpuFillOp<T>)
+#define FB_REGISTER_LIKE(T)                                    \
+  FB_REGISTER_GPU_T("ZerosLike", T, GpuConstantLikeOp<T, 0>); \
+  FB_REGISTER_GPU_T("OnesLike", T, GpuConstantLikeOp<T, 1>)
 FB_REGISTER_FILL(float);
 FB_REGISTER_FILL(double);
 FB_REGISTER_FILL(int32_t);
 FB_REGISTER_FILL(int64_t);
 FB_REGISTER_FILL(bool);
+// int32 ZerosLike/OnesLike run on the host (kernels/cuda/shape_ops.cc): a loop gradient's int32
+// values (counters, shapes) stay in host memory.
+FB_REGISTER_LIKE(float);
+FB_REGISTER_LIKE(double);
+FB_REGISTER_LIKE(int64_t);
+FB_REGISTER_LIKE(bool);
+#undef FB_REGISTER_LIKE
 #undef FB_REGISTER_FILL
 
 FB_REGISTER_GPU_T("AddN", float, GpuAddNOp<float>);

@@ -133,6 +133,13 @@ class GpuUnsortedSegmentSumOp : public OpKernel {
   }
 };
 
+#define FB_REGISTER_ONE_HOT(T, Index)                                                 \
+  REGISTER_KERNEL(KernelDefBuilder("OneHot")                                          \
+                      .Device(DEVICE_GPU)                                             \
+                      .TypeConstraint<T>("T")                                         \
+                      .TypeConstraint<Index>("TI")                                    \
+                      .HostMemory("depth"),                                           \
+                  GpuOneHotOp<Index>)
 #define FB_REGISTER_GATHER(T, Index)                                                  \
   REGISTER_KERNEL(KernelDefBuilder("Gather")                                          \
                       .Device(DEVICE_GPU)                                             \
@@ -144,28 +151,25 @@ class GpuUnsortedSegmentSumOp : public OpKernel {
                       .TypeConstraint<T>("Tparams")                                   \
                       .TypeConstraint<Index>("Tindices")                              \
                       .HostMemory("axis"),                                            \
-                  GpuGatherOp<Index>);                                                \
-  REGISTER_KERNEL(KernelDefBuilder("OneHot")                                          \
-                      .Device(DEVICE_GPU)                                             \
-                      .TypeConstraint<T>("T")                                         \
-                      .TypeConstraint<Index>("TI")                                    \
-                      .HostMemory("depth"),                                           \
-                  GpuOneHotOp<Index>);
+                  GpuGatherOp<Index>)
 #define FB_REGISTER_GATHER_TYPES(T) \
-  FB_REGISTER_GATHER(T, int32_t)    \
-  FB_REGISTER_GATHER(T, int64_t)    \
-  REGISTER_KERNEL(KernelDefBuilder("OneHot")                                          \
-                      .Device(DEVICE_GPU)                                             \
-                      .TypeConstraint<T>("T")                                         \
-                      .TypeConstraint<uint8_t>("TI")                                  \
-                      .HostMemory("depth"),                                           \
-                  GpuOneHotOp<uint8_t>);
-FB_REGISTER_GATHER_TYPES(float)
-FB_REGISTER_GATHER_TYPES(double)
-FB_REGISTER_GATHER_TYPES(int32_t)
-FB_REGISTER_GATHER_TYPES(int64_t)
+  FB_REGISTER_GATHER(T, int32_t);   \
+  FB_REGISTER_GATHER(T, int64_t);   \
+  FB_REGISTER_ONE_HOT(T, int32_t);  \
+  FB_REGISTER_ONE_HOT(T, int64_t);  \
+  FB_REGISTER_ONE_HOT(T, uint8_t)
+FB_REGISTER_GATHER_TYPES(float);
+FB_REGISTER_GATHER_TYPES(double);
+FB_REGISTER_GATHER_TYPES(int64_t);
+// int32 params are shapes and loop values (the gradients' Gather of a Shape): Gather and GatherV2
+// run on the host there (kernels/cuda/shape_ops.cc), as TensorFlow keeps int32 off the GPU.
+// OneHot's int32 output is data and stays here.
+FB_REGISTER_ONE_HOT(int32_t, int32_t);
+FB_REGISTER_ONE_HOT(int32_t, int64_t);
+FB_REGISTER_ONE_HOT(int32_t, uint8_t);
 #undef FB_REGISTER_GATHER_TYPES
 #undef FB_REGISTER_GATHER
+#undef FB_REGISTER_ONE_HOT
 
 #define FB_REGISTER_SEGMENT_SUM(T, Index)                                             \
   REGISTER_KERNEL(KernelDefBuilder("UnsortedSegmentSum")                              \

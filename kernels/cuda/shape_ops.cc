@@ -92,6 +92,33 @@ FB_REGISTER_GPU_HOST_INT("ConcatV2",
                          .HostMemory("values").HostMemory("axis").HostMemory("output"));
 FB_REGISTER_GPU_HOST_INT("Transpose", .HostMemory("x").HostMemory("perm").HostMemory("y"));
 #undef FB_REGISTER_GPU_HOST_INT
+// int32 only (fill_ops.cc has the int64 kernels on the device): the while-loop gradient's
+// OnesLike of its int32 counter sent the counter to the GPU and its Add copied it back with a
+// synchronisation, every iteration.
+REGISTER_KERNEL(FB_GPU("ZerosLike").TypeConstraint<int32_t>("T").HostMemory("x").HostMemory("y"),
+                HostComputeOp);
+REGISTER_KERNEL(FB_GPU("OnesLike").TypeConstraint<int32_t>("T").HostMemory("x").HostMemory("y"),
+                HostComputeOp);
+// Gather and GatherV2 of int32 params (kernels/cuda/gather_ops.cc has the other types).
+#define FB_REGISTER_HOST_GATHER(Index)                                                        \
+  REGISTER_KERNEL(FB_GPU("Gather")                                                            \
+                      .TypeConstraint<int32_t>("Tparams")                                     \
+                      .TypeConstraint<Index>("Tindices")                                      \
+                      .HostMemory("params")                                                   \
+                      .HostMemory("indices")                                                  \
+                      .HostMemory("output"),                                                  \
+                  HostComputeOp);                                                             \
+  REGISTER_KERNEL(FB_GPU("GatherV2")                                                          \
+                      .TypeConstraint<int32_t>("Tparams")                                     \
+                      .TypeConstraint<Index>("Tindices")                                      \
+                      .HostMemory("params")                                                   \
+                      .HostMemory("indices")                                                  \
+                      .HostMemory("axis")                                                     \
+                      .HostMemory("output"),                                                  \
+                  HostComputeOp)
+FB_REGISTER_HOST_GATHER(int32_t);
+FB_REGISTER_HOST_GATHER(int64_t);
+#undef FB_REGISTER_HOST_GATHER
 #undef FB_GPU
 
 }  // namespace
