@@ -14,7 +14,7 @@
 namespace fb {
 namespace {
 
-// Merges the size of dim `d` of input `i` (rank 2, or 1 when `rank1`) into *dim.
+// Checks that input `i` has rank `rank` and merges the size of its dim `d` into *dim.
 Status MergeInputDim(InferenceContext* c, int i, int rank, int d, const char* what,
                      int64_t* dim) {
   const PartialShape& s = c->input(i);

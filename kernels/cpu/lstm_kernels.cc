@@ -4,8 +4,6 @@
 // intra-op pool), then the gates row by row with Eigen's vectorized logistic and tanh. The
 // backward is element-wise; the peephole gradients are column sums over the batch.
 #include <algorithm>
-#include <cstring>
-#include <vector>
 
 #include "kernels/cpu/lstm_io.h"
 #include "kernels/cpu/matmul.h"
@@ -40,17 +38,22 @@ class LstmBlockCellOp : public lstm::OpBase<false> {
   void Run(OpKernelContext* ctx, const Dims& d, Tensor* out[7]) override {
     const Tensor &x = ctx->input(0), &h_prev = ctx->input(2);
     const int64_t B = d.batch, C = d.cells, XH = d.input + d.hidden;
-    std::vector<T> xh(B * XH), icfo(B * 4 * C);
+    // Temporaries from the device allocator (uninitialised, counted in the step's peak bytes).
+    Tensor xh, icfo;
+    OP_REQUIRES_OK(ctx, ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape({B, XH}), &xh));
+    OP_REQUIRES_OK(ctx,
+                   ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape({B, 4 * C}), &icfo));
     for (int64_t r = 0; r < B; ++r) {
-      std::copy_n(x.data<T>() + r * d.input, d.input, xh.data() + r * XH);
-      std::copy_n(h_prev.data<T>() + r * d.hidden, d.hidden, xh.data() + r * XH + d.input);
+      std::copy_n(x.data<T>() + r * d.input, d.input, xh.data<T>() + r * XH);
+      std::copy_n(h_prev.data<T>() + r * d.hidden, d.hidden, xh.data<T>() + r * XH + d.input);
     }
-    ShardedGemm<T>(ctx->intra_op_pool(), GemmDims{B, XH, 4 * C}, false, false, xh.data(),
-                   ctx->input(3).data<T>(), icfo.data());
+    ShardedGemm<T>(ctx->intra_op_pool(), GemmDims{B, XH, 4 * C}, false, false, xh.data<T>(),
+                   ctx->input(3).data<T>(), icfo.data<T>());
     const T* bias = ctx->input(7).data<T>();
+    const T* z = icfo.data<T>();
     const lstm::Attrs a = attrs_;
     nn::Shard(ctx, B, C * 60, [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) Gates(ctx, d, a, icfo.data() + r * 4 * C, bias, r, out);
+      for (int64_t r = lo; r < hi; ++r) Gates(ctx, d, a, z + r * 4 * C, bias, r, out);
     });
   }
 
