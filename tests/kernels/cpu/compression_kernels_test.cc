@@ -2,7 +2,11 @@
 // element does not depend on the tensor's rank (issue 17: they called NumElements() per element,
 // which multiplied the dimensions out of line, and a 4-D tensor of a placed LeNet paid 2.3x the
 // 1-D probe's time per element, so the simulator under-predicted compression by up to 41%).
+// Tagged [serial]: a timing check, so CTest runs it alone and not in sanitizer builds
+// (cmake/FlowbenchTests.cmake); it compares minimums (a loaded machine only adds time) and an
+// attempt that misses is repeated, at most three attempts, each reported.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,13 +30,10 @@ NodeDef Conversion(const std::string& name, const std::string& op, const std::st
   return d;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 
 TEST_CASE("The conversion kernels cost the same per element whatever the rank",
-          "[kernels][compression]") {
+          "[kernels][compression][serial]") {
   Scope root = Scope::NewRootScope();
   ops::Placeholder(root.WithOpName("flat"), DataType::kFloat, TensorShape({kElements}));
   ops::Placeholder(root.WithOpName("nhwc"), DataType::kFloat, TensorShape({8, 16, 64, 64}));
@@ -54,28 +55,34 @@ TEST_CASE("The conversion kernels cost the same per element whatever the rank",
   std::fill(nhwc.data<float>(), nhwc.data<float>() + kElements, 1.5f);
   RunOptions traced;
   traced.trace = true;
-  std::map<std::string, std::vector<double>> ns;
-  std::vector<Tensor> out;
-  for (int r = 0; r < 23; ++r) {
-    RunMetadata meta;
-    REQUIRE((*session)
-                ->Run(traced, {{"flat", flat}, {"nhwc", nhwc}}, {"flat_d", "nhwc_d"}, {}, &out,
-                      &meta)
-                .ok());
-    if (r < 3) continue;  // warm-up
-    for (const NodeExecStats& st : meta.step_stats)
-      ns[st.node_name].push_back(static_cast<double>(st.end_ns - st.start_ns));
+  // Same elements, same bytes: the 4-D tensor within 1.5x of the 1-D one (2.3x before the fix).
+  double worst_ratio = 0;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::map<std::string, std::vector<double>> ns;
+    std::vector<Tensor> out;
+    for (int r = 0; r < 23; ++r) {
+      RunMetadata meta;
+      REQUIRE((*session)
+                  ->Run(traced, {{"flat", flat}, {"nhwc", nhwc}}, {"flat_d", "nhwc_d"}, {}, &out,
+                        &meta)
+                  .ok());
+      if (r < 3) continue;  // warm-up
+      for (const NodeExecStats& st : meta.step_stats)
+        ns[st.node_name].push_back(static_cast<double>(st.end_ns - st.start_ns));
+    }
+    REQUIRE(out.size() == 2);
+    CHECK(out[1].data<float>()[kElements - 1] == 1.5f);  // exact in 16 bits
+    worst_ratio = 0;
+    for (const char* kernel : {"_c", "_d"}) {
+      const double flat_ns = Min(ns[std::string("flat") + kernel]);
+      const double nhwc_ns = Min(ns[std::string("nhwc") + kernel]);
+      UNSCOPED_INFO("attempt " << attempt << " " << kernel << ": 1-D " << flat_ns << " ns, 4-D "
+                               << nhwc_ns << " ns");
+      worst_ratio = std::max(worst_ratio, nhwc_ns / flat_ns);
+    }
+    if (worst_ratio < 1.5) break;
   }
-  REQUIRE(out.size() == 2);
-  CHECK(out[1].data<float>()[kElements - 1] == 1.5f);  // exact in 16 bits
-  // Same elements, same bytes: the 4-D tensor within 1.5x of the 1-D one (2.3x before the fix;
-  // medians of 20 runs, robust to a loaded machine's outliers).
-  for (const char* kernel : {"_c", "_d"}) {
-    const double flat_ns = Median(ns[std::string("flat") + kernel]);
-    const double nhwc_ns = Median(ns[std::string("nhwc") + kernel]);
-    INFO(kernel << ": 1-D " << flat_ns << " ns, 4-D " << nhwc_ns << " ns");
-    CHECK(nhwc_ns < 1.5 * flat_ns);
-  }
+  CHECK(worst_ratio < 1.5);
 }
 
 }  // namespace
