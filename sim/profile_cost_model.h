@@ -43,8 +43,11 @@
 // 1 + node_time_factor.
 // One-thread CPU profiles (schema 2, nodes counted): kernels cannot overlap, so a negative
 // residual is the tracing's own cost, a constant per traced node (the timestamps and the event
-// record), not a share of node time: node_trace_ns = the largest -r / nodes over the
-// configurations (noise only adds time), and the simulator removes node_trace_ns per node of
+// record), not a share of node time: node_trace_ns = c of r = -c * nodes + noise, fitted by
+// least squares weighted by 1 / node_sum^2 (the noise of the untraced step and of the traced
+// kernels alike is a few percent of the step, of either sign; the largest -r / nodes took a 4% dip
+// of LeNet's batch-256 kernels for 5 us per node and under-predicted its batch-16 steps by 46%),
+// at least 0, and the simulator removes node_trace_ns per node of
 // the simulated step (spread over its nodes in proportion to their time). A share fitted at
 // MLP's batch 16 (-17%: 50 nodes of 0.2 ms) took 17% off its batch-256 steps as well, where the
 // same 50 nodes' tracing is 2% of the step (hold-out of 2026-11-26: -20..-26% there).
