@@ -54,7 +54,12 @@ Status RunProfile(const ProfileFlags& f) {
   if (f.transfers_only) return RemeasureTransfers(f);
   const auto start = std::chrono::steady_clock::now();
   SetBlasThreads(1);  // as `flowbench benchmark` by default: the executor's threads only
-  ASSIGN_OR_RETURN(sim::Profile p, sim::RecordProfile(f.options, [](const std::string& line) {
+  sim::ProfileOptions options = f.options;
+  std::error_code self_ec;
+  options.benchmark_binary = std::filesystem::read_symlink("/proc/self/exe", self_ec).string();
+  if (self_ec) return Internal("profile: cannot find this binary (/proc/self/exe): ",
+                               self_ec.message());
+  ASSIGN_OR_RETURN(sim::Profile p, sim::RecordProfile(options, [](const std::string& line) {
     std::cout << line << std::endl;
   }));
   char host[256] = {0};

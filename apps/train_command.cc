@@ -5,7 +5,6 @@
 //     --trace out/lenet.h5 --metrics-json out/lenet-metrics.json
 //   flowbench train --model lenet --devices cpu:4 --placer greedy --passes compression
 //   flowbench train --model lenet --devices gpu:1   (engine/runtime/local_devices.h)
-#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -34,14 +33,6 @@ struct TrainFlags {
   std::string compression = "off";  // "on": the compression pass after the others
   int blas_threads = 1;
 };
-
-// Keeps freed tensor buffers in malloc's heap instead of returning them to the OS: otherwise
-// every step's large activations (over glibc's mmap threshold) are fresh mmaps whose pages fault
-// in on first touch (about a tenth of a LeNet step's CPU time, half of its system time).
-void KeepFreedMemory() {
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-}
 
 struct Datasets {
   std::shared_ptr<const datasets::Dataset> train, test;
@@ -102,7 +93,6 @@ Status RunTrain(TrainFlags& f) {
   }
   if (f.compression == "on") f.options.passes.push_back("compression");
   SetBlasThreads(f.blas_threads);
-  KeepFreedMemory();
   ASSIGN_OR_RETURN(Datasets data, LoadDatasets(f.dataset));
   TrainProgress progress(stdout, isatty(fileno(stdout)) != 0);
   auto result = experiments::Train(f.options, data.train, data.test,

@@ -17,6 +17,7 @@
 #include "engine/trace/trace_reader.h"
 #include "experiments/models/model_graph.h"
 #include "experiments/training/benchmark.h"
+#include "sim/benchmark_process.h"
 #include "sim/executor_cost_probe.h"
 #include "sim/transfer_cost_probe.h"
 #include "sim/executor_handoffs.h"
@@ -76,6 +77,23 @@ std::map<std::string, std::pair<double, int>> NodeMeans(const Trace& trace) {
   return means;
 }
 
+// A file of this process under o.scratch_dir for one configuration.
+std::string ScratchPath(const ProfileOptions& o, const std::string& model, int64_t batch,
+                        int threads, const std::string& suffix) {
+  return o.scratch_dir + "/flowbench-profile-" + std::to_string(getpid()) + "-" + model + "-" +
+         std::to_string(batch) + "-" + std::to_string(threads) + suffix;
+}
+
+// The progress line of one configuration.
+std::string StepLine(const ProfileStep& step) {
+  std::ostringstream s;
+  s << step.model << " batch " << step.batch << " threads " << step.threads << ": median step "
+    << step.median_step_ns * 1e-6 << " ms, node sum " << step.node_sum_ns * 1e-6 << " ms over "
+    << step.nodes << " nodes, " << step.handoffs << " hand-offs (load " << step.load_average
+    << ")";
+  return s.str();
+}
+
 // One configuration: its points and its step row.
 Status ProfileConfiguration(const ProfileOptions& o, const std::string& model, int64_t batch,
                             int threads, Profile* out, const ProfileLog& log) {
@@ -88,9 +106,12 @@ Status ProfileConfiguration(const ProfileOptions& o, const std::string& model, i
   b.devices = o.devices;
   ASSIGN_OR_RETURN(b.mode, experiments::ParseBenchmarkMode(o.mode));
   b.trace_steps = o.traced_steps;
-  b.trace_path = o.scratch_dir + "/flowbench-profile-" + std::to_string(getpid()) + "-" + model +
-                 "-" + std::to_string(batch) + "-" + std::to_string(threads) + ".h5";
-  StatusOr<experiments::BenchmarkResult> r = experiments::RunBenchmark(b);
+  b.trace_path = ScratchPath(o, model, batch, threads, ".h5");
+  StatusOr<experiments::BenchmarkResult> r =
+      o.benchmark_binary.empty()
+          ? experiments::RunBenchmark(b)
+          : RunBenchmarkProcess(o.benchmark_binary, b, ScratchPath(o, model, batch, threads,
+                                                                   ".json"));
   StatusOr<Trace> trace = r.ok() ? TraceReader::Open(b.trace_path) : StatusOr<Trace>(r.status());
   std::remove(b.trace_path.c_str());
   RETURN_IF_ERROR(trace.status());
@@ -125,14 +146,7 @@ Status ProfileConfiguration(const ProfileOptions& o, const std::string& model, i
   step.median_step_ns = MedianOf(ns);
   step.mean_step_ns = std::accumulate(ns.begin(), ns.end(), 0.0) / static_cast<double>(ns.size());
   out->steps.push_back(step);
-  if (log) {
-    std::ostringstream s;
-    s << model << " batch " << batch << " threads " << threads << ": median step "
-      << step.median_step_ns * 1e-6 << " ms, node sum " << step.node_sum_ns * 1e-6 << " ms over "
-      << step.nodes << " nodes, " << step.handoffs << " hand-offs (load "
-      << step.load_average << ")";
-    log(s.str());
-  }
+  if (log) log(StepLine(step));
   return Status::OK();
 }
 
@@ -150,8 +164,9 @@ StatusOr<Profile> RecordProfile(const ProfileOptions& o, const ProfileLog& log) 
   Profile p;
   p.mode = o.mode;
   // Every configuration first, then the executor and transfer probes: profiled after the probes
-  // (4 CPU devices, 4 MiB transfers), MLP's 0.44 ms steps took 13% longer in the same process
-  // (six alternating runs; docs/simulator.md), and the hold-out measures them in fresh processes.
+  // in the same process (4 CPU devices, 4 MiB transfers), MLP's 0.44 ms steps took 13% longer
+  // (six alternating runs); with benchmark_binary set, each configuration runs in a fresh
+  // process anyway (sim/benchmark_process.h).
   for (int threads : o.threads)
     for (const std::string& model : o.models)
       for (int64_t batch : o.batch_sizes)

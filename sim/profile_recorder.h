@@ -34,6 +34,10 @@ struct ProfileOptions {
   std::string devices = "cpu:1";  // or "gpu:1" (engine/runtime/local_devices.h)
   std::string mode = "train";     // forward, forward-backward or train (benchmark.h)
   std::string scratch_dir = "/tmp";  // where the per-configuration traces are written (removed)
+  // The flowbench binary: each configuration runs as `benchmark_binary benchmark ...` in a fresh
+  // process (sim/benchmark_process.h; `flowbench profile` sets itself). Empty: in this process,
+  // one configuration after the other (later ones then run in the state earlier ones left).
+  std::string benchmark_binary;
 };
 
 // Progress lines ("lenet batch 64 threads 1: median step 12.3 ms (load 3.1)").
@@ -44,8 +48,9 @@ using ProfileLog = std::function<void(const std::string&)>;
 // Errors: InvalidArgument for an empty list, a batch or thread count < 1 or step counts < 1
 // (naming the option), another mode (quoting it) or devices other than cpu:1 and gpu:1;
 // FailedPrecondition naming --devices when devices is gpu:1 and no GPU is visible, before
-// anything is measured; those of RunBenchmark (NotFound naming an unknown model), of the trace
-// reader and of BuildModelGraph.
+// anything is measured; those of RunBenchmark (NotFound naming an unknown model) or, with
+// benchmark_binary, of RunBenchmarkProcess (Internal naming the command line and quoting the end
+// of its output), of the trace reader and of BuildModelGraph.
 StatusOr<Profile> RecordProfile(const ProfileOptions& options, const ProfileLog& log = {});
 
 // The 1-minute load average (/proc/loadavg), or -1 when unavailable.
