@@ -1,19 +1,23 @@
 // Hold-out validation of the profile cost model (issue 17), one case: LeNet profiled at batches
-// 16 and 64 (1 thread, `flowbench profile` as a library), then batch 32 -- a configuration the
-// profile never ran -- predicted by `flowbench sim --cost-model profile:FILE` and measured by the
-// benchmark loop (median of 25 steps). The full table (LeNet and MLP, batches 16-256, 1 and 2
+// 16 and 64 (1 thread, `flowbench profile` as a library, each configuration a fresh `flowbench
+// benchmark` process as the command runs them), then batch 32 -- a configuration the profile never
+// ran -- predicted by `flowbench sim --cost-model profile:FILE` and measured by a fresh `flowbench
+// benchmark` process (median of 25 steps). The full table (LeNet and MLP, batches 16-256, 1 and 2
 // threads) is analysis/sim_holdout.py's, in docs/simulator.md.
 //
 // Tagged [serial]: CTest runs it alone (cmake/FlowbenchTests.cmake). The bound is 30%, looser
 // than the issue's 10% median target, for a shared CI machine; an attempt that misses is
 // repeated (profile and measurement both, at most three attempts) and every attempt is reported.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "experiments/training/benchmark.h"
+#include "sim/benchmark_process.h"
 #include "sim/profile.h"
 #include "sim/profile_recorder.h"
 #include "tests/engine/trace/temp_dir.h"
@@ -33,6 +37,7 @@ Attempt RunAttempt(const fb::test::TempDir& dir, int attempt) {
   o.timed_steps = 15;
   o.traced_steps = 8;
   o.scratch_dir = dir.path();
+  o.benchmark_binary = std::string(FB_BINARY_DIR) + "/flowbench";
   auto profile = RecordProfile(o);
   INFO(profile.status().ToString());
   REQUIRE(profile.ok());
@@ -56,10 +61,13 @@ Attempt RunAttempt(const fb::test::TempDir& dir, int attempt) {
   b.threads = 1;
   b.num_batches = 25;
   b.num_warmup_batches = 5;
-  auto r = experiments::RunBenchmark(b);
+  auto r = RunBenchmarkProcess(std::string(FB_BINARY_DIR) + "/flowbench", b,
+                               dir.file("bench" + std::to_string(attempt) + ".json"));
   INFO(r.status().ToString());
   REQUIRE(r.ok());
-  a.measured_ms = r->stats.ms_median;
+  std::vector<double> ms = r->step_ms;
+  std::sort(ms.begin(), ms.end());
+  a.measured_ms = ms[ms.size() / 2];
   a.load = LoadAverage1m();
   return a;
 }
