@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -85,9 +84,10 @@ StatusOr<experiments::BenchmarkResult> RunBenchmarkProcess(const std::string& bi
   const std::vector<std::string> argv = Argv(binary, o, metrics_path);
   const std::string log_path = metrics_path + ".log";
   const int status = Spawn(argv, log_path);
+  const int spawn_errno = errno;  // before the file calls below change it
   const std::string tail = Tail(log_path, 8);
   std::remove(log_path.c_str());
-  if (status < 0) return Internal("cannot run '", Join(argv), "': ", std::strerror(errno));
+  if (status < 0) return Internal("cannot run '", Join(argv), "': ", std::strerror(spawn_errno));
   if (WIFSIGNALED(status))
     return Internal("'", Join(argv), "' died of signal ", WTERMSIG(status), tail);
   if (WEXITSTATUS(status) != 0)
