@@ -10,35 +10,56 @@ namespace fb::mpi {
 
 namespace {
 
-// Creates the model's Variables, round-robin over `ps_devices` (none: no constraint).
-std::vector<Output> CreateVariables(const Scope& root, const ModelFns& model,
-                                    const std::vector<std::string>& ps_devices,
-                                    DataParallelGraph* out) {
-  auto [vars, inits] = model.variables(root);
-  for (size_t k = 0; k < vars.size() && !ps_devices.empty(); ++k)
-    if (vars[k].valid()) vars[k].node()->mutable_def()->device = ps_devices[k % ps_devices.size()];
-  out->vars = vars;
-  Node* init = ops::Group(root.WithOpName("init"), inits);
+// Creates the model's Variables, trainable then non-trainable, round-robin over `ps_devices` in
+// that order (none: no constraint).
+ModelVariables CreateVariables(const Scope& root, const ModelFns& model,
+                               const std::vector<std::string>& ps_devices, DataParallelGraph* out) {
+  ModelVariables v = model.variables(root);
+  out->vars = v.trainable;
+  out->vars.insert(out->vars.end(), v.non_trainable.begin(), v.non_trainable.end());
+  for (size_t k = 0; k < out->vars.size() && !ps_devices.empty(); ++k)
+    if (Output& var = out->vars[k]; var.valid())
+      var.node()->mutable_def()->device = ps_devices[k % ps_devices.size()];
+  Node* init = ops::Group(root.WithOpName("init"), v.initializers);
   out->init = init ? init->name() : "";
-  return vars;
+  return v;
 }
 
-// Replica i's loss and d(loss)/d(vars), every node of both on `device`.
-std::vector<Output> ReplicaGradients(const Scope& root, const ModelFns& model,
-                                     const std::vector<Output>& vars, int i,
-                                     const std::string& device, DataParallelGraph* out) {
+// Nodes with ids >= `first` that update a Variable through a ref input (the replicas' moving-
+// average AssignSubs) go to that Variable's device: the placer keeps a ref edge on one device.
+void PlaceWithUpdatedVariables(Graph* g, int first) {
+  for (int id = first; id < g->num_node_ids(); ++id) {
+    Node* n = g->node(id);
+    if (!n) continue;
+    for (int i = 0; i < n->num_inputs(); ++i)
+      if (const Edge* e = n->input_edge(i); e && n->input_is_ref(i))
+        n->mutable_def()->device = e->src->requested_device();
+  }
+}
+
+struct ReplicaStep {
+  std::vector<Output> grads;    // d(loss)/d(trainable Variables), in their order
+  std::vector<Output> updates;  // the replica's update ops (ReplicaOutputs::updates)
+};
+
+// Replica i's loss and d(loss)/d(vars.trainable), every node of both on `device` but the updates
+// of Variables (PlaceWithUpdatedVariables).
+ReplicaStep ReplicaGradients(const Scope& root, const ModelFns& model, const ModelVariables& vars,
+                             int i, const std::string& device, DataParallelGraph* out) {
   Graph* g = root.graph();
   int first = g->num_node_ids();
-  Output loss = model.loss(root.NewSubScope(ReplicaPrefix(i)).WithDevice(device), vars);
-  out->losses.push_back(loss);
+  ReplicaOutputs replica = model.loss(root.NewSubScope(ReplicaPrefix(i)).WithDevice(device), vars);
+  out->losses.push_back(replica.loss);
   if (!root.ok()) return {};
-  std::vector<NodeOut> xs(vars.begin(), vars.end()), grads;
-  root.UpdateStatus(AddSymbolicGradients(g, {loss}, xs, {}, &grads, ReplicaPrefix(i) + "/gradients",
+  std::vector<NodeOut> xs(vars.trainable.begin(), vars.trainable.end()), grads;
+  root.UpdateStatus(AddSymbolicGradients(g, {replica.loss}, xs, {}, &grads,
+                                         ReplicaPrefix(i) + "/gradients",
                                          /*gate_gradients=*/true));  // as optimizers do
   // Gradient nodes follow their replica (TensorFlow's colocate_gradients_with_ops).
   for (int id = first; id < g->num_node_ids(); ++id)
     if (Node* n = g->node(id); n && n->requested_device().empty()) n->mutable_def()->device = device;
-  return std::vector<Output>(grads.begin(), grads.end());
+  PlaceWithUpdatedVariables(g, first);
+  return {std::vector<Output>(grads.begin(), grads.end()), replica.updates};
 }
 
 Output ApplyDescent(const Scope& s, Output var, Output grad, double learning_rate) {
@@ -65,14 +86,16 @@ DataParallelGraph BuildSyncReplicas(const Scope& root, const ModelFns& model,
                                     const std::vector<std::string>& worker_devices,
                                     const std::vector<std::string>& ps_devices, double learning_rate) {
   DataParallelGraph out;
-  std::vector<Output> vars = CreateVariables(root, model, ps_devices, &out);
+  const ModelVariables v = CreateVariables(root, model, ps_devices, &out);
+  const std::vector<Output>& vars = v.trainable;
   std::vector<std::vector<Output>> per_var(vars.size());
+  std::vector<Output> updates;
   for (size_t i = 0; i < worker_devices.size(); ++i) {
-    auto grads = ReplicaGradients(root, model, vars, static_cast<int>(i), worker_devices[i], &out);
-    for (size_t k = 0; k < grads.size(); ++k) per_var[k].push_back(grads[k]);
+    auto step = ReplicaGradients(root, model, v, static_cast<int>(i), worker_devices[i], &out);
+    for (size_t k = 0; k < step.grads.size(); ++k) per_var[k].push_back(step.grads[k]);
+    updates.insert(updates.end(), step.updates.begin(), step.updates.end());
   }
   if (!root.ok()) return out;
-  std::vector<Output> updates;
   for (size_t k = 0; k < vars.size(); ++k) {
     Scope s = root.NewSubScope("sync").WithDevice(vars[k].node()->requested_device());
     Output mean = ops::Mul(s, ops::AddN(s, per_var[k]),
@@ -88,14 +111,14 @@ DataParallelGraph BuildAsyncReplicas(const Scope& root, const ModelFns& model,
                                      const std::vector<std::string>& worker_devices,
                                      const std::vector<std::string>& ps_devices, double learning_rate) {
   DataParallelGraph out;
-  std::vector<Output> vars = CreateVariables(root, model, ps_devices, &out);
+  const ModelVariables v = CreateVariables(root, model, ps_devices, &out);
   for (size_t i = 0; i < worker_devices.size(); ++i) {
-    auto grads = ReplicaGradients(root, model, vars, static_cast<int>(i), worker_devices[i], &out);
+    auto step = ReplicaGradients(root, model, v, static_cast<int>(i), worker_devices[i], &out);
     if (!root.ok()) return out;
-    std::vector<Output> updates;
-    for (size_t k = 0; k < vars.size(); ++k)
+    std::vector<Output> updates = step.updates;
+    for (size_t k = 0; k < v.trainable.size(); ++k)
       updates.push_back(ApplyDescent(root.NewSubScope(ReplicaPrefix(static_cast<int>(i)) + "/apply"),
-                                     vars[k], grads[k], learning_rate));
+                                     v.trainable[k], step.grads[k], learning_rate));
     std::string name = "train_" + std::to_string(i);
     ops::Group(root.WithOpName(name), updates);
     out.train_targets.push_back(name);
@@ -113,18 +136,20 @@ DataParallelGraph BuildBackupReplicas(const Scope& root, const ModelFns& model,
                                       worker_devices.size(), " replicas"));
     return out;
   }
-  std::vector<Output> vars = CreateVariables(root, model, ps_devices, &out);
+  const ModelVariables v = CreateVariables(root, model, ps_devices, &out);
+  const std::vector<Output>& vars = v.trainable;
   std::vector<Output> slot_inits;
   std::vector<std::vector<Output>> weighted(vars.size());
   for (size_t i = 0; i < worker_devices.size(); ++i) {
     int r = static_cast<int>(i);
-    auto grads = ReplicaGradients(root, model, vars, r, worker_devices[i], &out);
+    auto step = ReplicaGradients(root, model, v, r, worker_devices[i], &out);
+    const std::vector<Output>& grads = step.grads;
     if (!root.ok()) return out;
     std::string weight_name = "weight_" + std::to_string(i);
     Scope bs = root.NewSubScope("backup");
     Output weight = ops::Placeholder(bs.WithOpName(weight_name), DataType::kFloat, TensorShape{});
     out.weight_feeds.push_back("backup/" + weight_name + ":0");
-    std::vector<Output> stores;
+    std::vector<Output> stores = step.updates;
     for (size_t k = 0; k < vars.size(); ++k) {
       // A slot on the variable's ps task holding replica i's latest gradient.
       Scope s = root.NewSubScope(ReplicaPrefix(r) + "/slot").WithDevice(vars[k].node()->requested_device());
@@ -153,13 +178,14 @@ DataParallelGraph BuildBackupReplicas(const Scope& root, const ModelFns& model,
 
 DataParallelGraph BuildAllreduceReplica(const Scope& root, const ModelFns& model, double learning_rate) {
   DataParallelGraph out;
-  std::vector<Output> vars = CreateVariables(root, model, {}, &out);
-  auto grads = ReplicaGradients(root, model, vars, 0, "", &out);
+  const ModelVariables v = CreateVariables(root, model, {}, &out);
+  const std::vector<Output>& vars = v.trainable;
+  auto step = ReplicaGradients(root, model, v, 0, "", &out);
   if (!root.ok()) return out;
-  Node* reduce = ops::AddOpWithList(root.WithOpName("allreduce"), "MpiAllreduce", {grads},
+  Node* reduce = ops::AddOpWithList(root.WithOpName("allreduce"), "MpiAllreduce", {step.grads},
                                     {{"average", true}});
   if (!reduce) return out;
-  std::vector<Output> updates;
+  std::vector<Output> updates = step.updates;
   for (size_t k = 0; k < vars.size(); ++k)
     updates.push_back(ApplyDescent(root.NewSubScope("apply"), vars[k], Output(reduce, static_cast<int>(k)), learning_rate));
   ops::Group(root.WithOpName("train"), updates);

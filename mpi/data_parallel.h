@@ -17,8 +17,11 @@
 //    gradients are dropped). BackupWorkerTrainer drives it.
 //  - BuildAllreduceReplica: no ps; each rank holds a copy of the Variables and runs its own local
 //    Session; the gradients are averaged by one fused MpiAllreduce per step (SPMD).
-// Plain gradient descent with learning rate `learning_rate`; float models. Errors stick to the
-// scope (Scope::status()).
+// Plain gradient descent with learning rate `learning_rate`; float models. A replica's update
+// ops run with its training target (sync: all of them with "train"; async: replica i's with
+// train_<i>; backup: with compute_<i>, so a dropped replica still moves the moving statistics,
+// as TensorFlow's did) and are placed with the Variable they update; with allreduce every rank
+// updates its own copy (not averaged). Errors stick to the scope (Scope::status()).
 #include <functional>
 #include <string>
 #include <utility>
@@ -28,15 +31,35 @@
 
 namespace fb::mpi {
 
+// A model's Variables, created once (on the parameter servers).
+struct ModelVariables {
+  std::vector<Output> trainable;     // each gets a gradient and an update
+  std::vector<Output> initializers;  // Assign outputs, every Variable's
+  // Variables without a gradient that the replicas update themselves, e.g. batch normalization's
+  // moving statistics (experiments/models/batch_norm.h). Placed like the trainable ones
+  // (round-robin continued after them) and checkpointed with them.
+  std::vector<Output> non_trainable;
+};
+
+// One replica's outputs: its mean loss (scalar) and the ops each of its training steps also
+// runs (the moving-average updates of the non-trainable Variables; TensorFlow's UPDATE_OPS,
+// which its replicated Inception trainer ran in every worker's train op, sync or not).
+struct ReplicaOutputs {
+  ReplicaOutputs(Output loss = Output(), std::vector<Output> updates = {})  // NOLINT: implicit
+      : loss(loss), updates(std::move(updates)) {}
+  Output loss;
+  std::vector<Output> updates;
+};
+
 struct ModelFns {
-  // Creates the Variables under `scope` and returns (variables, initializer Assign outputs).
-  std::function<std::pair<std::vector<Output>, std::vector<Output>>(const Scope& scope)> variables;
-  // Builds one replica's mean loss (scalar) from `vars`, creating its Placeholders under `scope`.
-  std::function<Output(const Scope& scope, const std::vector<Output>& vars)> loss;
+  // Creates the Variables under `scope`.
+  std::function<ModelVariables(const Scope& scope)> variables;
+  // Builds one replica from the Variables, creating its Placeholders under `scope`.
+  std::function<ReplicaOutputs(const Scope& scope, const ModelVariables& vars)> loss;
 };
 
 struct DataParallelGraph {
-  std::vector<Output> vars;
+  std::vector<Output> vars;                 // trainable, then non-trainable (checkpointed)
   std::vector<Output> losses;               // per replica ("replica_<i>/...")
   std::string init;                         // target running every initializer
   std::vector<std::string> train_targets;   // sync: {"train"}; async: train_<i>; backup: compute_<i>

@@ -53,15 +53,17 @@ class ClassifierDistModel : public DistModel {
       forward_(scratch, Images(scratch), o_, &probe);
       experiments::VariableStore store(o_.seed);
       s.UpdateStatus(scratch.status());
-      s.UpdateStatus(store.CreateFromSpecs(s, probe.specs()));
-      return std::make_pair(store.variables(), store.initializers());
+      s.UpdateStatus(store.CreateFromSpecs(s, probe.specs(), probe.non_trainable_specs()));
+      return ModelVariables{store.variables(), store.initializers(),
+                            store.non_trainable_variables()};
     };
-    fns.loss = [this](const Scope& s, const std::vector<Output>& vars) {
+    fns.loss = [this](const Scope& s, const ModelVariables& vars) -> ReplicaOutputs {
       Output labels = ops::Placeholder(s.WithOpName("labels"), DataType::kInt32, TensorShape{-1});
-      experiments::VariableStore store = experiments::VariableStore::Reusing(vars);
+      experiments::VariableStore store =
+          experiments::VariableStore::Reusing(vars.trainable, vars.non_trainable);
       Output logits = ops::Identity(s.WithOpName("logits"), forward_(s, Images(s), o_, &store));
       auto xent = ops::SparseSoftmaxCrossEntropyWithLogits(s.NewSubScope("xent"), logits, labels);
-      return ops::Mean(s.WithOpName("loss"), xent.loss, std::vector<int>{0});
+      return {ops::Mean(s.WithOpName("loss"), xent.loss, std::vector<int>{0}), store.updates()};
     };
     return fns;
   }

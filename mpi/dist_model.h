@@ -13,6 +13,9 @@
 //           on the first 2,000 test images.
 //   lstm_lm_word, lstm_lm_word_sampled  the word LSTM language model of OSDI 6.4 on synthetic
 //           token streams (word_lm_dist_model.h).
+//   other registered image models (alexnet, inception_v3, resnet50, ...) on synthetic data;
+//           batch normalization's moving statistics are Variables on the parameter servers too,
+//           updated by every replica's training step (ModelVariables::non_trainable).
 #include <map>
 #include <memory>
 #include <string>

@@ -25,9 +25,10 @@ ModelFns LinearRegression::Fns() const {
     std::vector<Output> inits = {
         ops::Assign(s, w, ops::Const(s, std::vector<float>(d, 0.1f), TensorShape{d, 1})),
         ops::Assign(s, b, ops::Const(s, std::vector<float>{0.f}, TensorShape{1}))};
-    return std::make_pair(std::vector<Output>{w, b}, inits);
+    return ModelVariables{{w, b}, inits, {}};
   };
-  fns.loss = [d](const Scope& s, const std::vector<Output>& vars) {
+  fns.loss = [d](const Scope& s, const ModelVariables& v) -> ReplicaOutputs {
+    const std::vector<Output>& vars = v.trainable;
     Output x = ops::Placeholder(s.WithOpName("x"), DataType::kFloat, TensorShape{-1, d});
     Output y = ops::Placeholder(s.WithOpName("y"), DataType::kFloat, TensorShape{-1, 1});
     Output pred = ops::Add(s, ops::MatMul(s, x, vars[0]), vars[1]);

@@ -46,10 +46,10 @@ class WordLmDistModel : public DistModel {
       if (!built.ok()) s.UpdateStatus(built.status());
       experiments::VariableStore store(o_.seed);
       s.UpdateStatus(store.CreateFromSpecs(s, probe.specs()));
-      return std::make_pair(store.variables(), store.initializers());
+      return ModelVariables{store.variables(), store.initializers(), {}};
     };
-    fns.loss = [this](const Scope& s, const std::vector<Output>& vars) {
-      experiments::VariableStore store = experiments::VariableStore::Reusing(vars);
+    fns.loss = [this](const Scope& s, const ModelVariables& vars) -> ReplicaOutputs {
+      experiments::VariableStore store = experiments::VariableStore::Reusing(vars.trainable);
       experiments::Model m;
       auto loss = experiments::BuildWordLm(s, o_, &store, &m);
       if (!loss.ok()) {

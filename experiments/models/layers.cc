@@ -20,34 +20,43 @@ Output VariableStore::Add(const Scope& s, const std::string& name, const TensorS
   return ops::Identity(s.WithOpName(name + "/read"), var);
 }
 
-VariableStore VariableStore::Reusing(std::vector<Output> variables) {
+VariableStore VariableStore::Reusing(std::vector<Output> variables,
+                                     std::vector<Output> non_trainable) {
   VariableStore store(0);
   store.reusing_ = true;
   store.reuse_ = std::move(variables);
+  store.reuse_non_trainable_ = std::move(non_trainable);
   return store;
 }
 
-Output VariableStore::Reuse(const Scope& s, const std::string& name, const TensorShape& shape) {
-  const size_t i = variables_.size();
+Output VariableStore::NextGiven(const Scope& s, const std::string& name, const TensorShape& shape,
+                                const std::vector<Output>& given, size_t index) {
   const std::string full_name = s.prefix() + name;
-  if (i >= reuse_.size()) {
-    s.UpdateStatus(InvalidArgument("the model asks for Variable '", full_name, "' (number ", i + 1,
-                                   ") but only ", reuse_.size(), " were given"));
+  if (index >= given.size()) {
+    s.UpdateStatus(InvalidArgument("the model asks for Variable '", full_name, "' (number ",
+                                   index + 1, ") but only ", given.size(), " were given"));
     return Output();
   }
-  TensorShape given;
-  if (Node* n = reuse_[i].node(); n && GetNodeAttr(n->def().attrs, "shape", &given).ok() &&
-                                  given != shape) {
+  TensorShape has;
+  if (Node* n = given[index].node(); n && GetNodeAttr(n->def().attrs, "shape", &has).ok() &&
+                                     has != shape) {
     s.UpdateStatus(InvalidArgument("Variable '", full_name, "' has shape ", shape.DebugString(),
                                    " but the given Variable ", n->name(), " has ",
-                                   given.DebugString()));
+                                   has.DebugString()));
     return Output();
   }
-  variables_.push_back(reuse_[i]);
-  return ops::Identity(s.WithOpName(name + "/read"), reuse_[i]);
+  return given[index];
 }
 
-Status VariableStore::CreateFromSpecs(const Scope& root, const std::vector<VariableSpec>& specs) {
+Output VariableStore::Reuse(const Scope& s, const std::string& name, const TensorShape& shape) {
+  Output var = NextGiven(s, name, shape, reuse_, variables_.size());
+  if (!var.valid()) return Output();
+  variables_.push_back(var);
+  return ops::Identity(s.WithOpName(name + "/read"), var);
+}
+
+Status VariableStore::CreateFromSpecs(const Scope& root, const std::vector<VariableSpec>& specs,
+                                      const std::vector<VariableSpec>& non_trainable) {
   for (const VariableSpec& v : specs) {
     if (v.zeros) {
       Filled(root, v.name, v.shape, v.fill);
@@ -55,6 +64,7 @@ Status VariableStore::CreateFromSpecs(const Scope& root, const std::vector<Varia
       Weight(root, v.name, v.shape, v.fan_in, v.fan_out, v.init);
     }
   }
+  for (const VariableSpec& v : non_trainable) NonTrainable(root, v.name, v.shape, v.fill);
   return root.status();
 }
 
@@ -97,12 +107,13 @@ Output VariableStore::Filled(const Scope& s, const std::string& name, const Tens
 
 Output VariableStore::NonTrainable(const Scope& s, const std::string& name,
                                    const TensorShape& shape, float value) {
+  VariableSpec spec{s.prefix() + name, shape, true};
+  spec.fill = value;
+  non_trainable_specs_.push_back(spec);
   if (reusing_) {
-    s.UpdateStatus(InvalidArgument(
-        "non-trainable Variable '", s.prefix() + name,
-        "' (e.g. batch normalization's moving statistics) is not supported when replicas share "
-        "the Variables (VariableStore::Reusing, data-parallel training)"));
-    return Output();
+    Output var = NextGiven(s, name, shape, reuse_non_trainable_, non_trainable_.size());
+    if (var.valid()) non_trainable_.push_back(var);
+    return var;
   }
   Output var = ops::Variable(s.WithOpName(name), shape, DataType::kFloat);
   initializers_.push_back(ops::Assign(s.WithOpName(name + "/Assign"), var,

@@ -40,16 +40,25 @@ struct VariableSpec {
 // Two further modes serve data parallelism (mpi/dist_model.h), where the Variables live
 // once on the parameter servers and every replica builds its own forward pass:
 //   CreateFromSpecs  creates Variables (and initializers) from specs recorded by another store,
-//                    with the same names and random streams as a single-process model (specs
-//                    hold only the trainable Variables);
-//   Reusing          a store whose Weight/Bias return the given Variables, in order, instead of
-//                    creating new ones (each layer reads it through its own "<name>/read").
+//                    with the same names and random streams as a single-process model
+//                    (specs() for the trainable Variables, non_trainable_specs() for the
+//                    others);
+//   Reusing          a store whose Weight/Bias return the given trainable Variables and whose
+//                    NonTrainable returns the given non-trainable ones, each list in order,
+//                    instead of creating new ones (each layer reads a trainable Variable through
+//                    its own "<name>/read"; its moving-average updates go to the given Variable,
+//                    so every replica updates the shared statistics, as TensorFlow's
+//                    replicated training ran each worker's UPDATE_OPS).
 class VariableStore {
  public:
   explicit VariableStore(int64_t seed) : seed_(seed) {}
-  static VariableStore Reusing(std::vector<Output> variables);
-  // Creates one Variable per spec under `root` (names as in the specs). Returns its status.
-  Status CreateFromSpecs(const Scope& root, const std::vector<VariableSpec>& specs);
+  static VariableStore Reusing(std::vector<Output> variables,
+                               std::vector<Output> non_trainable = {});
+  // Creates one Variable per spec under `root` (names as in the specs): trainable ones from
+  // `specs`, non-trainable ones (each element its spec's `fill`) from `non_trainable`. Returns
+  // the scope's status.
+  Status CreateFromSpecs(const Scope& root, const std::vector<VariableSpec>& specs,
+                         const std::vector<VariableSpec>& non_trainable = {});
   // A float Variable `name` (under `s`'s prefix) of `shape` initialized by `init` with the given
   // fans. Returns its value read once per step ("<name>/read"), what layers compute with.
   Output Weight(const Scope& s, const std::string& name, const TensorShape& shape, int64_t fan_in,
@@ -62,15 +71,17 @@ class VariableStore {
 
   // A non-trainable float Variable `name` (under `s`'s prefix) of `shape`, every element `value`
   // at init. Returns the Variable's Ref output: read it through ops::Identity, update it with
-  // Assign/AssignSub and register the update with AddUpdate. Not supported in Reusing mode
-  // (data-parallel replicas share only trainable Variables): records InvalidArgument naming the
-  // Variable in `s` and returns an invalid Output.
+  // Assign/AssignSub and register the update with AddUpdate. In Reusing mode: the next given
+  // non-trainable Variable (InvalidArgument naming the Variable in `s`, and an invalid Output,
+  // when none is left or its shape differs).
   Output NonTrainable(const Scope& s, const std::string& name, const TensorShape& shape,
                       float value);
   // An op (an Assign to a non-trainable Variable) that each training step must run: BuildModel
   // makes the train op depend on every update.
   void AddUpdate(Output update) { updates_.push_back(update); }
   const std::vector<Output>& non_trainable_variables() const { return non_trainable_; }
+  // What every NonTrainable call asked for, in order (zeros = true, `fill` the initial value).
+  const std::vector<VariableSpec>& non_trainable_specs() const { return non_trainable_specs_; }
   const std::vector<Output>& updates() const { return updates_; }
   // true (default): layers build their training form (batch normalization normalizes with the
   // batch's statistics and updates its moving averages); false: the inference form (moving
@@ -88,14 +99,19 @@ class VariableStore {
   Output Add(const Scope& s, const std::string& name, const TensorShape& shape, Output value);
   // Reusing mode: the next given Variable, read through "<name>/read" under `s`.
   Output Reuse(const Scope& s, const std::string& name, const TensorShape& shape);
+  // Reusing mode: given[index] checked against `shape`; an invalid Output with the error in `s`
+  // (naming the Variable `name` under `s`) when `given` has no such entry or the shape differs.
+  static Output NextGiven(const Scope& s, const std::string& name, const TensorShape& shape,
+                          const std::vector<Output>& given, size_t index);
   int64_t seed_;
   int64_t next_stream_ = 1;
   std::vector<Output> variables_, initializers_;
   std::vector<VariableSpec> specs_;
   std::vector<Output> non_trainable_, updates_;
+  std::vector<VariableSpec> non_trainable_specs_;
   bool training_ = true;
   bool reusing_ = false;
-  std::vector<Output> reuse_;
+  std::vector<Output> reuse_, reuse_non_trainable_;
 };
 
 enum class Activation { kNone, kRelu };

@@ -48,10 +48,16 @@ TEST_CASE("BatchNorm creates trainable gamma and beta and non-trainable moving s
         std::vector<std::string>{"bn/moving_mean", "bn/moving_variance"});
   CHECK(b.vars.initializers().size() == 4);
   CHECK(b.vars.updates().size() == 2);
-  // The recorded specs (CreateFromSpecs) hold only the trainable ones; gamma is ones.
+  // The recorded specs (CreateFromSpecs): the trainable ones (gamma is ones), then the
+  // non-trainable ones apart (moving mean zeros, moving variance ones).
   REQUIRE(b.vars.specs().size() == 2);
   CHECK(b.vars.specs()[0].zeros);
   CHECK(b.vars.specs()[0].fill == 1.0f);
+  REQUIRE(b.vars.non_trainable_specs().size() == 2);
+  CHECK(b.vars.non_trainable_specs()[0].name == "bn/moving_mean");
+  CHECK(b.vars.non_trainable_specs()[0].fill == 0.0f);
+  CHECK(b.vars.non_trainable_specs()[1].fill == 1.0f);
+  CHECK(b.vars.non_trainable_specs()[1].shape == TensorShape({2}));
 }
 
 TEST_CASE("Training-form BatchNorm normalizes with batch statistics and moves the averages by 0.1",
@@ -96,7 +102,43 @@ TEST_CASE("Inference-form BatchNorm normalizes with the moving statistics and ha
     CHECK(out[0].data<float>()[i] == Approx(BatchX().data<float>()[i] / std::sqrt(1.00001)));
 }
 
-TEST_CASE("BatchNorm fails clearly in a Reusing store and on a channel mismatch",
+TEST_CASE("BatchNorm in a Reusing store updates the given moving statistics",
+          "[train][batch_norm]") {
+  Scope root = Scope::NewRootScope();
+  Output g = ops::Variable(root.WithOpName("g"), TensorShape{2}, DataType::kFloat);
+  Output be = ops::Variable(root.WithOpName("be"), TensorShape{2}, DataType::kFloat);
+  Output mean = ops::Variable(root.WithOpName("mean"), TensorShape{2}, DataType::kFloat);
+  Output var = ops::Variable(root.WithOpName("var"), TensorShape{2}, DataType::kFloat);
+  std::vector<Output> inits = {
+      ops::Assign(root, g, ops::Const(root, std::vector<float>{1, 1}, TensorShape{2})),
+      ops::Assign(root, be, ops::Const(root, std::vector<float>{0, 0}, TensorShape{2})),
+      ops::Assign(root, mean, ops::Const(root, std::vector<float>{0, 0}, TensorShape{2})),
+      ops::Assign(root, var, ops::Const(root, std::vector<float>{1, 1}, TensorShape{2}))};
+  VariableStore reusing = VariableStore::Reusing({g, be}, {mean, var});
+  Output x = ops::Placeholder(root.WithOpName("x"), DataType::kFloat, TensorShape{-1, 1, 1, 2});
+  BatchNormSpec spec;
+  spec.decay = 0.75;
+  BatchNorm(root.NewSubScope("replica_0"), &reusing, "bn", x, 2, Activation::kRelu, spec);
+  Node* init = ops::Group(root.WithOpName("init"), inits);
+  Node* update = ops::Group(root.WithOpName("update"), reusing.updates());
+  REQUIRE(root.ok());
+  REQUIRE(reusing.non_trainable_variables().size() == 2);
+  CHECK(reusing.initializers().empty());
+  auto session = test::MakeSession(root.ToGraphDef());
+  test::RunOk(session.get(), {}, {}, {init->name()});
+  // Batch: channel 0 takes 1 and 3 (mean 2, unbiased variance 2), channel 1 2 and 2 (mean 2, 0).
+  Tensor batch(DataType::kFloat, TensorShape{2, 1, 1, 2});
+  const float values[] = {1, 2, 3, 2};
+  std::copy(values, values + 4, batch.data<float>());
+  test::RunOk(session.get(), {{x.name(), batch}}, {}, {update->name()});
+  const auto after = test::RunOk(session.get(), {}, {mean.name(), var.name()}, {});
+  // moving -= (moving - batch) * (1 - 0.75): the given Variables themselves moved.
+  CHECK(test::Values<float>(after[0]) == std::vector<float>{0.5f, 0.5f});
+  CHECK(test::Values<float>(after[1])[0] == Approx(1.25));
+  CHECK(test::Values<float>(after[1])[1] == Approx(0.75));
+}
+
+TEST_CASE("BatchNorm fails clearly in a Reusing store without moving statistics and on a channel mismatch",
           "[train][batch_norm]") {
   Scope root = Scope::NewRootScope();
   Output g = ops::Variable(root.WithOpName("g"), TensorShape{2}, DataType::kFloat);
@@ -106,8 +148,19 @@ TEST_CASE("BatchNorm fails clearly in a Reusing store and on a channel mismatch"
   BatchNorm(root.NewSubScope("replica_0"), &reusing, "bn", x, 2, Activation::kRelu);
   REQUIRE_FALSE(root.ok());
   CHECK_THAT(root.status().message(), Catch::Contains("replica_0/bn/moving_mean") &&
-                                          Catch::Contains("non-trainable") &&
-                                          Catch::Contains("Reusing"));
+                                          Catch::Contains("only 0 were given"));
+
+  // A given moving statistic of the wrong shape.
+  Scope other_root = Scope::NewRootScope();
+  Output g2 = ops::Variable(other_root.WithOpName("g"), TensorShape{2}, DataType::kFloat);
+  Output be2 = ops::Variable(other_root.WithOpName("be"), TensorShape{2}, DataType::kFloat);
+  Output wide = ops::Variable(other_root.WithOpName("wide"), TensorShape{3}, DataType::kFloat);
+  VariableStore mismatched = VariableStore::Reusing({g2, be2}, {wide, wide});
+  Output x2 = ops::Placeholder(other_root.WithOpName("x"), DataType::kFloat, TensorShape{-1, 1, 1, 2});
+  BatchNorm(other_root, &mismatched, "bn", x2, 2, Activation::kRelu);
+  REQUIRE_FALSE(other_root.ok());
+  CHECK_THAT(other_root.status().message(), Catch::Contains("bn/moving_mean") &&
+                                                Catch::Contains("wide"));
 
   // The channel count is checked by the op when it runs (shape functions run at placement).
   Scope other = Scope::NewRootScope();

@@ -25,11 +25,34 @@ TEST_CASE("dist-train builds AlexNet on synthetic 227x227x3 images of 1000 class
   }
   // The Variables of AlexNet's five convolutions and three fully connected layers (and biases).
   Scope root = Scope::NewRootScope();
-  auto [vars, inits] = (*model)->Fns().variables(root);
+  ModelVariables vars = (*model)->Fns().variables(root);
   INFO(root.status().ToString());
   REQUIRE(root.ok());
-  CHECK(vars.size() == 16);
-  CHECK(inits.size() == 16);
+  CHECK(vars.trainable.size() == 16);
+  CHECK(vars.initializers.size() == 16);
+  CHECK(vars.non_trainable.empty());
+}
+
+// Batch normalization's moving statistics are Variables too (they used to be refused): created
+// once with the trainable ones, read and updated by every replica.
+TEST_CASE("dist-train builds ResNet-50 with its 53 batch norms' moving statistics", "[mpi]") {
+  auto model = MakeDistModel("resnet50", 8, 1);
+  INFO(model.status().ToString());
+  REQUIRE(model.ok());
+  Scope root = Scope::NewRootScope();
+  ModelFns fns = (*model)->Fns();
+  ModelVariables vars = fns.variables(root);
+  INFO(root.status().ToString());
+  REQUIRE(root.ok());
+  REQUIRE(vars.non_trainable.size() == 2 * 53);
+  CHECK(vars.non_trainable[0].node()->name() == "bn1/moving_mean");
+  CHECK(vars.initializers.size() == vars.trainable.size() + vars.non_trainable.size());
+  ReplicaOutputs replica = fns.loss(root.NewSubScope("replica_0"), vars);
+  REQUIRE(root.ok());
+  CHECK(replica.updates.size() == 2 * 53);
+  ReplicaOutputs second = fns.loss(root.NewSubScope("replica_1"), vars);
+  REQUIRE(root.ok());
+  CHECK(second.updates.size() == 2 * 53);
 }
 
 // A batch larger than the training set used to divide by zero batches in ReplicaFeeds.
