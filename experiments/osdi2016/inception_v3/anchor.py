@@ -24,9 +24,10 @@ import xml.etree.ElementTree as ET
 import coarse_step_graph
 import common
 
-FIELDS = ["mode", "ps", "workers", "backups", "batch", "examples_per_step", "real_step_s",
-          "real_runs_s", "real_images_per_s", "full_graph_step_s", "full_graph_error",
-          "coarse_step_s", "coarse_error", "load"]
+FIELDS = ["model", "mode", "ps", "workers", "backups", "batch", "steps_per_run", "runs",
+          "examples_per_step", "real_step_s", "real_runs_s", "real_images_per_s",
+          "worker_step_alone_s", "full_graph_step_s", "full_graph_error", "coarse_step_s",
+          "coarse_error", "load"]
 SIM_MODE = {"sync": "sync", "async": "async", "backup": "backup:{b}"}
 
 
@@ -120,8 +121,8 @@ def simulate(args, a, mode, plat, graph_flags, metrics):
 
 
 def run_anchor(args, cfg, variables_of):
-    """(the anchor's rows (FIELDS), facts for the report). `variables_of(model, batch)`: the
-    model's variable bytes in creation order (../coarse_step_graph.variable_bytes)."""
+    """The anchor's rows (FIELDS), also written to OUT/anchor.csv. `variables_of(model, batch)`:
+    the model's variable bytes in creation order (../coarse_step_graph.variable_bytes)."""
     a = settings(cfg, args.quick)
     variables = variables_of(a["model"], a["batch"])
     out_dir = os.path.join(args.out, "anchor")
@@ -140,8 +141,10 @@ def run_anchor(args, cfg, variables_of):
                          f"profile:{prof},threads=1"], os.path.join(out_dir, f"sim_{mode}.json"))
         crs = simulate(args, a, mode, plat, ["--graph", coarse],
                        os.path.join(out_dir, f"coarse_{mode}.json"))
-        rows.append({"mode": mode, "ps": a["ps"], "workers": a["workers"],
+        rows.append({"model": a["model"], "mode": mode, "ps": a["ps"], "workers": a["workers"],
                      "backups": a["backups"] if mode == "backup" else 0, "batch": a["batch"],
+                     "steps_per_run": a["steps"], "runs": a["repeats"],
+                     "worker_step_alone_s": round(t_worker, 4),
                      "examples_per_step": examples, "real_step_s": round(step, 4),
                      "real_runs_s": " ".join(f"{r:.3f}" for r in runs),
                      "real_images_per_s": round(examples / step, 2),
@@ -150,5 +153,4 @@ def run_anchor(args, cfg, variables_of):
                      "coarse_step_s": round(crs, 4), "coarse_error": round(crs / step - 1, 3),
                      "load": load})
     common.write_csv(os.path.join(args.out, "anchor.csv"), rows, FIELDS)
-    return rows, {"model": a["model"], "t_worker": t_worker, "steps": a["steps"],
-                  "repeats": a["repeats"], "lr": a["lr"]}
+    return rows

@@ -1,4 +1,6 @@
 """The figure and the markdown report of experiments/osdi2016/inception_v3/run."""
+import os
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -48,22 +50,21 @@ def write_figure(path, rows, pub, quick):
     plt.close(fig)
 
 
-def anchor_lines(anchor, info):
+def anchor_lines(anchor):
     """The report's section on the real anchor runs (anchor.py), misses included."""
     if not anchor:
         return ["## Real anchor on this machine", "", "Not run (`--no-anchor` without a previous "
                 "anchor.csv).", ""]
-    first = anchor[0]
-    head = (f"`flowbench dist-train --model {info.get('model', '?')}` under mpirun, "
-            f"{first['ps']} PS + {first['workers']} workers, batch {first['batch']} per worker, "
-            f"{info.get('steps', '?')} steps per run (the first left out), "
-            f"{info.get('repeats', '?')} runs per mode alternating (median of their medians); "
-            f"predictions from a one-process, one-thread profile at that batch (one worker step "
-            f"alone: {info.get('t_worker', float('nan')) * 1e3:.0f} ms) on "
+    a = anchor[0]
+    head = (f"`flowbench dist-train --model {a['model']}` under mpirun, {a['ps']} PS + "
+            f"{a['workers']} workers, batch {a['batch']} per worker, {a['steps_per_run']} steps "
+            f"per run (the first left out), {a['runs']} runs per mode alternating (median of "
+            f"their medians); predictions from a one-process, one-thread profile at that batch "
+            f"(one worker step alone: {1e3 * float(a['worker_step_alone_s']):.0f} ms) on "
             "`sim-platform mpi-node:...` (one host per rank sharing this machine's cores). "
             "Error = predicted / real - 1.")
-    if info.get("kept"):
-        head = f"Kept from {info['kept']} (`--no-anchor`). " + head
+    if a.get("kept"):
+        head = f"Kept from {os.path.relpath(a['kept'])} (`--no-anchor`). " + head
     lines = ["## Real anchor on this machine", "", head, "",
              "| mode | backups | real step (s), runs | real images/s | full graph (s) | error | "
              "coarse step (s) | error | load |", "|---|---|---|---|---|---|---|---|---|"]
@@ -73,12 +74,13 @@ def anchor_lines(anchor, info):
                      f"{100 * float(r['full_graph_error']):+.1f}% | {r['coarse_step_s']} | "
                      f"{100 * float(r['coarse_error']):+.1f}% | {r['load']} |")
     return lines + ["", "The coarse step is the graph the paper-scale points simulate "
-                    "(../coarse_step_graph.py: every variable on its PS task, the worker's "
-                    "compute in layer order): its error here is what that abstraction costs at "
-                    "this scale, on this machine's network (shared memory), not the paper's.", ""]
+                    "(../coarse_step_graph.py: the layers round-robin on the PS tasks, the "
+                    "worker's compute in layer order): its error here is what that abstraction "
+                    "costs at this scale, on this machine's network (shared memory), not the "
+                    "paper's.", ""]
 
 
-def write_report(path, rows, cfg, info, args, anchor=(), anchor_info=None):
+def write_report(path, rows, cfg, info, args, anchor=()):
     v = cfg["variation"]
     tail = v["chen_tail"]
     lines = [
@@ -94,7 +96,7 @@ def write_report(path, rows, cfg, info, args, anchor=(), anchor_info=None):
         "(Table 1) and the K40's specs (experiments/devices/k40.json). The per-worker batch is not "
         "in the paper (32 assumed, tensorflow/models' default per GPU).",
         f"- Parameters: {info['params'] / 1e6:.1f} MB (the model's {cfg['model']} trainable "
-        f"variables), round-robin over {cfg['ps']} PS tasks: shards "
+        f"variables), layer by layer round-robin over {cfg['ps']} PS tasks: shards "
         + ", ".join(f"{x / 1e6:.1f}" for x in info["shards"]) + " MB.",
         f"- Network: {info['bw'] / 1e9:.3f} GB/s full-duplex link per host, "
         f"{info['lat'] * 1e6:.0f} us of latency and {info.get('msg_ns', 0) / 1e3:.1f} us of "
@@ -118,9 +120,10 @@ def write_report(path, rows, cfg, info, args, anchor=(), anchor_info=None):
         f"predicts all {tail['workers']} within {tail['threshold_s']} s in "
         f"{100 * info['all_within']:.0f}% of the steps (Chen et al.: "
         f"{100 * tail['all_within_fraction']:.0f}%). Same M (relative) in both settings.",
-        "- The step is the coarse graph of ../coarse_step_graph.py (every variable on its PS "
-        "task, the worker's compute spread over the layers' weights in layer order, forward then "
-        "backward, each gradient sent when its layer is done), not the full Inception-v3 graph: "
+        "- The step is the coarse graph of ../coarse_step_graph.py (a layer's weights with its "
+        "bias and batch-norm vectors in one message each way, the worker's compute spread over "
+        "the layers in layer order, forward then backward, each gradient sent when its layer is "
+        "done), not the full Inception-v3 graph: "
         "replaying the full graph on 25+ replicas took more than 10 minutes per point. The "
         "real anchor below checks it against real runs at 1 PS + 3 workers.", "",
         f"- Worker compute, two settings: **GPU cost model** ({info['t_c'] * 1e3:.0f} ms, above) "
@@ -142,6 +145,6 @@ def write_report(path, rows, cfg, info, args, anchor=(), anchor_info=None):
               "inception README, with its input pipeline), several times slower than this "
               "estimate: where the simulated step is compute-bound it is too fast for that reason.",
               "", "![Inception-v3](inception_v3.png)", ""]
-    lines += anchor_lines(list(anchor), anchor_info or {})
+    lines += anchor_lines(list(anchor))
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
