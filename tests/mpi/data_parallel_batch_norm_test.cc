@@ -12,6 +12,7 @@
 #include "mpi/master.h"
 #include "mpi/mpi_status.h"
 #include "mpi/worker_service.h"
+#include "tests/mpi/master_test_util.h"
 #include "tests/test_util.h"
 
 namespace fb::mpi {
@@ -129,18 +130,14 @@ TEST_CASE("Sync replicas of a batch-normalized model train over MPI with the sta
   DataParallelGraph g = BuildSyncReplicas(root, BatchNormModel(), JobDevices("worker", 2),
                                           JobDevices("ps", 1), 0.1);
   ops::Identity(root.WithOpName("read_mean").WithDevice("/job:ps/task:0"), g.vars[2]);
-  REQUIRE(root.ok());
-  auto master = Master::Create(cluster);
-  REQUIRE(master.ok());
-  REQUIRE((*master)->Extend(root.ToGraphDef()).ok());
+  std::unique_ptr<Master> master = StartTestMaster(cluster, root, g.init);
   std::vector<Tensor> out;
-  REQUIRE((*master)->Run({}, {}, {g.init}, &out).ok());
-  Status st = (*master)->Run(Feeds(2), {}, {"train"}, &out);
+  Status st = master->Run(Feeds(2), {}, {"train"}, &out);
   INFO(st.ToString());
   REQUIRE(st.ok());
-  REQUIRE((*master)->Run({}, {"read_mean"}, {}, &out).ok());
+  REQUIRE(master->Run({}, {"read_mean"}, {}, &out).ok());
   CheckMovingMeanAfterOneStep(out[0]);
-  (*master)->Shutdown();
+  master->Shutdown();
 }
 
 }  // namespace

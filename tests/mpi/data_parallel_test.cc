@@ -8,6 +8,7 @@
 #include "engine/client/state_ops.h"
 #include "engine/runtime/session.h"
 #include "mpi/linear_model.h"
+#include "tests/mpi/master_test_util.h"
 #include "mpi/master.h"
 #include "mpi/mpi_status.h"
 #include "mpi/trainers.h"
@@ -32,13 +33,7 @@ void AddReads(const Scope& root, const DataParallelGraph& g) {
 std::unique_ptr<Master> InitializedMaster(const ClusterSpec& cluster, const Scope& root,
                                           const DataParallelGraph& g) {
   AddReads(root, g);
-  REQUIRE(root.ok());
-  auto master = Master::Create(cluster);
-  REQUIRE(master.ok());
-  REQUIRE((*master)->Extend(root.ToGraphDef()).ok());
-  std::vector<Tensor> out;
-  REQUIRE((*master)->Run({}, {}, {g.init}, &out).ok());
-  return std::move(*master);
+  return StartTestMaster(cluster, root, g.init);
 }
 
 // Trains the model in one process for `steps` steps, step s on rows [0, rows) of step s, or on the
