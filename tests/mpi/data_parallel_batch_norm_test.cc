@@ -3,6 +3,8 @@
 // training step updates them (TensorFlow's UPDATE_OPS in each worker's train op) and checkpoints
 // hold them. Model: one BatchNorm over 2 channels, loss mean(y^2); replica r's batch has channel
 // 0 = {r + 0, r + 2} (mean r + 1) and channel 1 = {0, 0}.
+#include <mpi.h>
+
 #include <catch2/catch.hpp>
 
 #include "engine/client/math_ops.h"
@@ -138,6 +140,30 @@ TEST_CASE("Sync replicas of a batch-normalized model train over MPI with the sta
   REQUIRE(master->Run({}, {"read_mean"}, {}, &out).ok());
   CheckMovingMeanAfterOneStep(out[0]);
   master->Shutdown();
+}
+
+TEST_CASE("With allreduce each rank keeps and updates its own moving statistics",
+          "[mpi][dataparallel][batch_norm][allreduce]") {
+  const int rank = WorldRank();
+  Scope root = Scope::NewRootScope();
+  DataParallelGraph g = BuildAllreduceReplica(root, BatchNormModel(), 0.1);
+  INFO(root.status().ToString());
+  REQUIRE(root.ok());
+  REQUIRE(g.vars.size() == 4);
+  auto session = test::MakeSession(root.ToGraphDef());
+  test::RunOk(session.get(), {}, {}, {g.init});
+  // This rank's batch: channel 0 = {rank, rank + 2} (mean rank + 1), channel 1 = {0, 0}.
+  const float r = static_cast<float>(rank);
+  test::RunOk(session.get(),
+              {{ReplicaPrefix(0) + "/x",
+                Tensor::FromVector(std::vector<float>{r, 0, r + 2, 0}, TensorShape{2, 1, 1, 2})}},
+              {}, {"train"});
+  const auto v = test::RunOk(session.get(), {}, {"bn/moving_mean:0"}, {});
+  // Not averaged over the ranks (that would give 0.1 x the mean of 1 .. ranks on every rank):
+  // 0.1 x this rank's own batch mean. (The trainable Variables' averaging: the allreduce test of
+  // data_parallel_test.cc.)
+  CHECK(test::Values<float>(v[0])[0] == Approx(0.1 * (rank + 1)));
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 }  // namespace
