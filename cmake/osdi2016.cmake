@@ -32,6 +32,8 @@ add_test(NAME osdi2016_null_step_network
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/experiments/osdi2016/null_step/test_network.py)
 add_test(NAME osdi2016_coarse_step_graph
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/experiments/osdi2016/test_coarse_step_graph.py)
+add_test(NAME osdi2016_inception_anchor
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/experiments/osdi2016/inception_v3/test_anchor.py)
 add_test(NAME osdi2016_inception_worker_variation
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/experiments/osdi2016/inception_v3/test_worker_variation.py)
 add_test(NAME osdi2016_opwork_unknown_model
@@ -54,7 +56,7 @@ set_tests_properties(osdi2016_opwork_missing_value PROPERTIES
                      PASS_REGULAR_EXPRESSION "flag --model needs a value")
 set_tests_properties(osdi2016_gpu_cost_model osdi2016_table1_mechanisms osdi2016_lstm_lm_step_graph
                      osdi2016_inception_worker_variation osdi2016_null_step_network
-                     osdi2016_coarse_step_graph
+                     osdi2016_coarse_step_graph osdi2016_inception_anchor
                      osdi2016_opwork_unknown_model
                      osdi2016_opwork_bad_mode osdi2016_opwork_missing_value
                      osdi2016_opwork_conv_shapes PROPERTIES LABELS osdi2016)
