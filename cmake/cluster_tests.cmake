@@ -29,5 +29,5 @@ set_tests_properties(cluster_sync_lenet_3hosts cluster_bandwidth_2hosts_1gbit
                      cluster_up_needs_ethtool PROPERTIES
                      LABELS cluster SKIP_RETURN_CODE 77 RUN_SERIAL TRUE TIMEOUT 300
                      ENVIRONMENT "${FB_CLUSTER_TEST_ENV}")
-# One retry inside on_cluster.sh (two attempts of up to 240 s each).
-set_tests_properties(cluster_link_down_supervise PROPERTIES TIMEOUT 600)
+# Two retries inside on_cluster.sh (three attempts of up to 240 s each, plus fresh clusters).
+set_tests_properties(cluster_link_down_supervise PROPERTIES TIMEOUT 900)
