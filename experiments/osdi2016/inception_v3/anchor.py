@@ -6,9 +6,9 @@ asynchronous and with one backup worker, next to two predictions of the same con
               the model on this machine (`flowbench profile`, one thread) on the platform of that
               MPI job here (`sim-platform mpi-node:...`: one host per rank, the ranks sharing this
               machine's cores, shared-memory links);
-  coarse step the step the paper-scale points simulate (../coarse_step_graph.py: every
-              variable on its PS task, the worker's compute in layer order) with the worker's
-              compute set to the profile's one-process step, on the same platform.
+  coarse step the step the paper-scale points simulate (../coarse_step_graph.py: the layers
+              round-robin on the PS tasks, the worker's compute in layer order) with the
+              worker's compute set to the profile's one-process step, on the same platform.
 
 Neither prediction sees a distributed run: the profile is one process at the anchor's batch
 (the distributed configuration, modes, core sharing and transfers are predicted). Images/s =
@@ -31,10 +31,26 @@ FIELDS = ["model", "mode", "ps", "workers", "backups", "batch", "steps_per_run",
 SIM_MODE = {"sync": "sync", "async": "async", "backup": "backup:{b}"}
 
 
+REQUIRED = ("model", "ps", "workers", "batch", "backups", "modes", "steps", "repeats", "lr",
+            "sim_steps")
+
+
 def settings(cfg, quick):
+    """spec.yaml's `anchor` (its `quick` entries over it with --quick). RunError naming the key
+    when one is missing or of the wrong kind."""
+    if not isinstance(cfg.get("anchor"), dict):
+        raise common.RunError("spec.yaml has no `anchor` mapping")
     a = dict(cfg["anchor"])
     a.update(a.pop("quick", {}) if quick else {})
     a.pop("quick", None)
+    missing = [k for k in REQUIRED if k not in a]
+    if missing:
+        raise common.RunError(f"spec.yaml anchor: missing {missing}")
+    for k in ("ps", "workers", "batch", "steps", "repeats", "sim_steps"):
+        if not isinstance(a[k], int) or a[k] < 1:
+            raise common.RunError(f"spec.yaml anchor.{k} must be an integer >= 1, got {a[k]!r}")
+    if not isinstance(a["modes"], list):
+        raise common.RunError(f"spec.yaml anchor.modes must be a list, got {a['modes']!r}")
     unknown = set(a["modes"]) - set(SIM_MODE)
     if unknown:
         raise common.RunError(f"spec.yaml anchor.modes: unknown {sorted(unknown)}, expected "
@@ -113,7 +129,11 @@ def host_speed(platform_path):
     """FLOP/s of the platform's worker hosts (they are all alike in an mpi-node platform)."""
     for host in ET.parse(platform_path).getroot().iter("host"):
         if host.get("id", "").startswith("worker"):
-            return float(host.get("speed").rstrip("f"))
+            try:
+                return float(host.get("speed", "").rstrip("f"))
+            except ValueError:
+                raise common.RunError(f"{platform_path}: host '{host.get('id')}' has speed "
+                                      f"'{host.get('speed')}', not FLOP/s like '4e10f'")
     raise common.RunError(f"{platform_path}: no worker host")
 
 

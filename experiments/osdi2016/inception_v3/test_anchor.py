@@ -18,6 +18,7 @@ import anchor  # noqa: E402
 import common  # noqa: E402
 
 CFG = {"anchor": {"model": "inception_v3", "ps": 1, "workers": 3, "batch": 2, "modes": ["sync"],
+                  "backups": 1, "steps": 10, "repeats": 3, "lr": 0.01, "sim_steps": 10,
                   "quick": {"model": "lenet", "batch": 16, "modes": ["async"]}}}
 
 
@@ -35,6 +36,18 @@ class AnchorTest(unittest.TestCase):
         with self.assertRaisesRegex(common.RunError, "anchor.modes.*hogwild"):
             anchor.settings(bad, False)
 
+    def test_missing_or_bad_settings_are_named(self):
+        with self.assertRaisesRegex(common.RunError, "no `anchor`"):
+            anchor.settings({}, False)
+        no_steps = {"anchor": {k: v for k, v in CFG["anchor"].items() if k != "steps"}}
+        with self.assertRaisesRegex(common.RunError, "missing.*steps"):
+            anchor.settings(no_steps, False)
+        for key, value in (("workers", 0), ("batch", "two"), ("repeats", 1.5)):
+            with self.assertRaisesRegex(common.RunError, f"anchor.{key} must be an integer"):
+                anchor.settings({"anchor": dict(CFG["anchor"], **{key: value})}, False)
+        with self.assertRaisesRegex(common.RunError, "anchor.modes must be a list"):
+            anchor.settings({"anchor": dict(CFG["anchor"], modes="sync")}, False)
+
     def test_a_missing_kept_profile_is_named(self):
         args = types.SimpleNamespace(build_dir="build")
         with self.assertRaisesRegex(common.RunError, "anchor.profile.*nosuch.h5"):
@@ -47,6 +60,14 @@ class AnchorTest(unittest.TestCase):
                     '</zone></platform>')
         try:
             self.assertEqual(anchor.host_speed(f.name), 4e10)
+        finally:
+            os.unlink(f.name)
+        with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
+            f.write('<platform version="4.1"><zone id="z" routing="Full">'
+                    '<host id="worker0" speed="fast"/></zone></platform>')
+        try:
+            with self.assertRaisesRegex(common.RunError, "worker0.*'fast'"):
+                anchor.host_speed(f.name)
         finally:
             os.unlink(f.name)
         with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
