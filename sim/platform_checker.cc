@@ -141,7 +141,22 @@ Status PlatformChecker::AddHost(const xmlNode* n, const std::string& id, Zone* z
 }
 
 Status PlatformChecker::CheckPlatform(const xmlNode* platform) {
+  // SimGrid's platform is one root zone: without one its seal() dereferences a null zone, and a
+  // second root has no parent (SimGrid refuses it).
+  const xmlNode* root = nullptr;
+  for (const xmlNode* c = platform->children; c != nullptr; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE || !(Is(c, "zone") || Is(c, "AS") || Is(c, "cluster")))
+      continue;
+    if (root != nullptr)
+      return Error(c, "a second root zone: <platform> holds one <zone> or <cluster> (the root "
+                      "zone, which may hold others), the first is at line ",
+                   xmlGetLineNo(root));
+    root = c;
+  }
   RETURN_IF_ERROR(CheckChildren(platform, nullptr, 0));
+  if (root == nullptr)
+    return Error(platform, "declares no zone: <platform> holds one <zone> or <cluster> with the "
+                           "hosts");
   for (const auto& [n, up_down] : host_links_)
     for (const std::string& l : {up_down.first, up_down.second})
       if (!links_.count(l)) return Error(n, "link '", l, "' is not declared");
@@ -158,9 +173,8 @@ Status PlatformChecker::CheckElement(const xmlNode* n, Zone* zone, int depth) {
   const std::string name = reinterpret_cast<const char*>(n->name);
   if (auto it = Refused().find(name); it != Refused().end())
     return Error(n, "not supported: ", it->second);
-  if (zone == nullptr && name != "zone" && name != "AS" && name != "cluster" && name != "cabinet" &&
-      name != "peer")
-    return Error(n, "unexpected here: <platform> holds <zone>, <cluster>, <cabinet> or <peer>");
+  if (zone == nullptr && name != "zone" && name != "AS" && name != "cluster")
+    return Error(n, "unexpected here: <platform> holds one <zone> or <cluster>");
   if (zone != nullptr && !kZoneChildren.count(name))
     return Error(n, "unknown element in zone '", zone->id, "'");
   if (name == "zone" || name == "AS") return CheckZone(n, zone, depth + 1);
@@ -418,6 +432,12 @@ Status PlatformChecker::CheckTopology(const xmlNode* n, int64_t hosts) {
 }
 
 Status PlatformChecker::CheckPeerOrCabinet(const xmlNode* n, Zone* zone) {
+  // SimGrid aborts on a peer outside a Vivaldi zone and treats a cabinet's zone as a cluster
+  // (a static_cast: memory corruption in any other zone).
+  const char* routing = Is(n, "cabinet") ? "Cluster" : "Vivaldi";
+  if (zone->routing != routing)
+    return Error(n, "allowed only in a zone with routing=\"", routing, "\", not in zone '",
+                 zone->id, "' (routing=\"", zone->routing, "\")");
   RETURN_IF_ERROR(CheckQuantity(n, "speed", Quantity::kSpeed, true, false, true).status());
   RETURN_IF_ERROR(CheckNoProfiles(n));
   if (Is(n, "cabinet")) {

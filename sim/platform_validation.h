@@ -9,7 +9,8 @@
 //
 // What is checked (docs/reliability.md):
 //  - the file: a readable regular file of at most kMaxPlatformFileBytes, not empty, no NUL byte;
-//  - XML: well-formed, a <!DOCTYPE platform ...>, root <platform version="4.1">; only SimGrid's
+//  - XML: well-formed, a <!DOCTYPE platform ...>, root <platform version="4.1"> holding exactly
+//    one <zone> or <cluster> (SimGrid's root zone; none crashes its seal()); only SimGrid's
 //    platform elements; no <config> (flowbench configures SimGrid itself), no <actor>/<process>
 //    (flowbench creates the actors), no <trace>, <trace_connect> or *_file attributes
 //    (availability profiles are not simulated), no <include>;
@@ -23,7 +24,8 @@
 //    reverse) declared once per zone;
 //  - routing: one of Full, Floyd, Dijkstra, DijkstraCache, Cluster, Vivaldi, None; a None zone
 //    holds at most one host and no route; a Dijkstra zone's routes connect all its members;
-//    Vivaldi hosts have 3 coordinates; cluster radicals and fat-tree / torus / dragonfly
+//    Vivaldi hosts have 3 coordinates; <peer> only in a Vivaldi zone, <cabinet> only in a
+//    Cluster zone (SimGrid aborts or corrupts memory elsewhere); cluster radicals and fat-tree / torus / dragonfly
 //    parameters match the cluster's hosts; <host_link> names declared links.
 // Whether each pair of hosts that a job uses has a route is checked after loading
 // (Simulation::Run).

@@ -116,6 +116,11 @@ const std::vector<std::pair<std::string, std::vector<std::string>>> kBadPlatform
     {"unknown_link_ctn", {"SimGrid refused it", "zz"}},  // well-formed: SimGrid throws
     {"no_doctype", {"<!DOCTYPE platform"}},
     {"old_version", {"version=\"4.1\"", "got version '3'"}},
+    {"no_zone", {"line 4", "declares no zone"}},
+    {"two_roots", {"line 6", "zone 'y'", "a second root zone", "the first is at line 5"}},
+    {"root_cabinet", {"cabinet 'c'", "<platform> holds one <zone> or <cluster>"}},
+    {"cabinet_outside_cluster", {"cabinet 'c'", "routing=\"Cluster\"", "zone 'z'"}},
+    {"peer_outside_vivaldi", {"peer 'p'", "routing=\"Vivaldi\"", "zone 'z'"}},
     {"empty", {"is empty"}},
     {"binary", {"is binary", "NUL byte"}},
     {"not_xml", {"line 1", "not well-formed XML"}},
