@@ -137,6 +137,7 @@ Status PlatformChecker::AddHost(const xmlNode* n, const std::string& id, Zone* z
     return Error(n, "more than ", kMaxPlatformHosts, " hosts in the platform (the limit)");
   if (!netpoints_.insert(id).second) return Error(n, "a second host or router named '", id, "'");
   if (zone != nullptr) zone->members.push_back(id);
+  if (Is(n, "cabinet") || Is(n, "peer")) hosts_with_links_.insert(id);
   return Status::OK();
 }
 
@@ -154,6 +155,7 @@ Status PlatformChecker::CheckPlatform(const xmlNode* platform) {
     root = c;
   }
   RETURN_IF_ERROR(CheckChildren(platform, nullptr, 0));
+  RETURN_IF_ERROR(CheckLinkNamesFree());
   if (root == nullptr)
     return Error(platform, "declares no zone: <platform> holds one <zone> or <cluster> with the "
                            "hosts");
@@ -191,6 +193,7 @@ Status PlatformChecker::CheckElement(const xmlNode* n, Zone* zone, int depth) {
   }
   if (name == "backbone") {
     RETURN_IF_ERROR(CheckId(n, &links_, "link"));
+    declared_links_.emplace_back(*Attr(n, "id"), n);
     RETURN_IF_ERROR(CheckQuantity(n, "bandwidth", Quantity::kBandwidth, true, false).status());
     return CheckQuantity(n, "latency", Quantity::kTime, true, true).status();
   }
@@ -282,8 +285,31 @@ Status PlatformChecker::CheckDisk(const xmlNode* n) {
   return CheckQuantity(n, "write_bw", Quantity::kBandwidth, true, false).status();
 }
 
+// SimGrid 3.32 names the links it creates: 'link_<host>_UP' and '_DOWN' for each host of a
+// <cabinet> and each <peer>, '<cluster id>_...' for a cluster's (_link_<i>, its _UP/_DOWN,
+// _loopback and _limiter, _backbone, and the torus and fat-tree links). A declared link of one of
+// those names aborts it ("declared several times"), in whichever order the two appear.
+Status PlatformChecker::CheckLinkNamesFree() const {
+  for (const auto& [id, n] : declared_links_) {
+    for (const char* end : {"_UP", "_DOWN"}) {
+      const size_t len = std::strlen(end);
+      if (id.size() > 5 + len && id.compare(0, 5, "link_") == 0 &&
+          id.compare(id.size() - len, len, end) == 0 &&
+          hosts_with_links_.count(id.substr(5, id.size() - 5 - len)))
+        return Error(n, "SimGrid names a link of cabinet or peer host '",
+                     id.substr(5, id.size() - 5 - len), "' so: choose another id");
+    }
+    for (size_t p = id.find('_'); p != std::string::npos; p = id.find('_', p + 1))
+      if (clusters_.count(id.substr(0, p)))
+        return Error(n, "ids starting with '", id.substr(0, p + 1), "' name the links of cluster '",
+                     id.substr(0, p), "' in SimGrid: choose another id");
+  }
+  return Status::OK();
+}
+
 Status PlatformChecker::CheckLink(const xmlNode* n) {
   RETURN_IF_ERROR(CheckId(n, &links_, "link"));
+  declared_links_.emplace_back(*Attr(n, "id"), n);
   RETURN_IF_ERROR(CheckEnum(n, "sharing_policy", {"SHARED", "SPLITDUPLEX", "FATPIPE"}));
   RETURN_IF_ERROR(CheckQuantity(n, "bandwidth", Quantity::kBandwidth, true, false).status());
   RETURN_IF_ERROR(CheckQuantity(n, "latency", Quantity::kTime, true, true).status());
@@ -309,6 +335,11 @@ Status PlatformChecker::CheckRoute(const xmlNode* n, Zone* zone) {
     if (!zone->routes.insert({src, dst}).second)
       return Error(n, "a second route from '", src, "' to '", dst, "' in zone '", zone->id,
                    "' (routes are symmetrical unless symmetrical=\"NO\")");
+    // Floyd and Dijkstra zones add a symmetrical route's reverse, the same route when src is
+    // dst: SimGrid 3.32 aborts (Floyd) or crashes (Dijkstra).
+    if (symmetrical && src == dst && zone->routing != "Full")
+      return Error(n, "a route from '", src, "' to itself needs symmetrical=\"NO\" in a ",
+                   zone->routing, " zone");
     if (symmetrical && src != dst && !zone->routes.insert({dst, src}).second)
       return Error(n, "the reverse route from '", dst, "' to '", src, "' already exists in zone '",
                    zone->id, "' (give symmetrical=\"NO\" to both)");
@@ -364,6 +395,7 @@ Status PlatformChecker::CheckCluster(const xmlNode* n, Zone* parent, int depth) 
   if (depth > kMaxZoneDepth)
     return Error(n, "zones nested deeper than ", kMaxZoneDepth, " (the limit)");
   RETURN_IF_ERROR(CheckId(n, &zones_, "zone"));
+  clusters_.insert(*Attr(n, "id"));
   if (parent != nullptr) parent->members.push_back(*Attr(n, "id"));
   RETURN_IF_ERROR(CheckQuantity(n, "speed", Quantity::kSpeed, true, false, true).status());
   RETURN_IF_ERROR(CheckCount(n, "core", 1, 1 << 20));

@@ -54,6 +54,7 @@ class PlatformChecker {
   Status CheckRoute(const xmlNode* n, Zone* zone);
   Status CheckHostLink(const xmlNode* n);
   Status CheckDisk(const xmlNode* n);
+  Status CheckLinkNamesFree() const;  // declared links against the names SimGrid generates
 
   // Attribute checks: `required` attributes must be present.
   StatusOr<std::string> Required(const xmlNode* n, const char* attr) const;
@@ -72,6 +73,9 @@ class PlatformChecker {
   std::string file_;
   std::set<std::string> netpoints_, links_, zones_;
   std::vector<std::pair<const xmlNode*, std::pair<std::string, std::string>>> host_links_;
+  std::vector<std::pair<std::string, const xmlNode*>> declared_links_;  // <link>, <backbone>
+  std::set<std::string> clusters_;           // <cluster> ids
+  std::set<std::string> hosts_with_links_;   // hosts of <cabinet>s and <peer>s
   int64_t hosts_ = 0;
 };
 

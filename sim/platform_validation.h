@@ -20,8 +20,10 @@
 //    route table there grows as the square, Floyd's computation as the cube);
 //  - values: speeds (each pstate), bandwidths and latencies parse with SimGrid's units and are
 //    finite, speeds and bandwidths > 0, latencies >= 0; core counts and pstates in range;
-//  - ids: hosts and routers unique, links unique, zones unique; a route (or its symmetrical
-//    reverse) declared once per zone;
+//  - ids: hosts and routers unique, links unique, zones unique; no link named as SimGrid names
+//    the links it creates (link_<host>_UP/_DOWN of a cabinet or peer host, '<cluster id>_...');
+//    a route (or its symmetrical reverse) declared once per zone; a symmetrical route from a
+//    node to itself only in a Full zone (Floyd aborts, Dijkstra crashes);
 //  - routing: one of Full, Floyd, Dijkstra, DijkstraCache, Cluster, Vivaldi, None; a None zone
 //    holds at most one host and no route; a Dijkstra zone's routes connect all its members;
 //    Vivaldi hosts have 3 coordinates; <peer> only in a Vivaldi zone, <cabinet> only in a
