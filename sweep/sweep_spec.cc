@@ -197,7 +197,18 @@ Status ReadCommands(const Where& w, const YAML::Node& root, const FlagCatalog& f
 }
 
 Status ReadScalars(const Where& w, const YAML::Node& root, SweepSpec* spec) {
-  if (const YAML::Node n = root["name"]) spec->name = n.as<std::string>();
+  if (const YAML::Node n = root["name"]) {
+    // The default output directory is sweeps/<name>: one path component, so that a spec cannot
+    // send its results outside it ("../x", "/etc") or into sweeps/ itself ("").
+    spec->name = n.as<std::string>();
+    const std::string& name = spec->name;
+    if (name.empty() || name == "." || name == ".." || name.size() > 200 ||
+        name.find_first_of(std::string("/\0", 2)) != std::string::npos)
+      return w.Error(n, "name",
+                     "must be 1 to 200 characters without '/' or NUL, not '.' or '..' (the "
+                     "default output directory is sweeps/<name>), got '" +
+                         name + "'");
+  }
   if (const YAML::Node n = root["repetitions"]) {
     const std::string s = n.as<std::string>();
     const long long r = IsInteger(s) && s.size() < 10 ? std::stoll(s) : 0;

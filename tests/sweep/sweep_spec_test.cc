@@ -188,6 +188,13 @@ TEST_CASE("Sweep spec errors name the file, line and key", "[sweep][spec][errors
   CHECK_THAT(ParseError("fixed: {placer: [a, b]}\n"), Catch::Contains("lists go under axes"));
   CHECK_THAT(ParseError("real_command: fly\n"), Catch::Contains("unknown command 'fly'"));
   CHECK_THAT(ParseError("repetitions: 0\n"), Catch::Contains("repetitions"));
+  // The name is the default output directory's last component (sweeps/<name>).
+  for (const char* name : {"../../etc", "/etc", "a/b", "\"\"", "..", "\"a\\0b\""}) {
+    INFO(name);
+    CHECK_THAT(ParseError("name: " + std::string(name) + "\naxes: {ps: [1]}\n"),
+               Catch::Contains("bad.yaml:1") && Catch::Contains("name: must be 1 to 200"));
+  }
+  CHECK(Parse("name: lenet-v2.1_x\naxes: {ps: [1]}\n").name == "lenet-v2.1_x");
   CHECK_THAT(ParseError("repetitions: 99999999999999999999999\n"),
              Catch::Contains("must be an integer in [1, 10000]"));
   CHECK_THAT(ParseError("axes: {placer: [a, b\n"),
