@@ -34,20 +34,21 @@ Status ParseComputeNoise(const std::string& text, WorkloadOptions* options) {
     return Status::OK();
   }
   double m = -1;
-  if (text.rfind("exp:", 0) == 0 && ParseFinite(text.c_str() + 4, &m) && m >= 0) {
+  if (text.rfind("exp:", 0) == 0 && ParseFinite(text.c_str() + 4, &m) && m >= 0 &&
+      m <= kMaxComputeNoiseMean) {
     options->compute_noise_mean = m;
     return Status::OK();
   }
-  return InvalidArgument("--compute-noise must be off or exp:M with a finite mean M >= 0 (a "
-                         "step's compute times 1 + an exponential of mean M), got '",
-                         text, "'");
+  return InvalidArgument("--compute-noise must be off or exp:M with a mean 0 <= M <= ",
+                         kMaxComputeNoiseMean,
+                         " (a step's compute times 1 + an exponential of mean M), got '", text, "'");
 }
 
 Status ParseStartSpread(const std::string& text, WorkloadOptions* options) {
   double s = -1;
-  if (!ParseFinite(text.c_str(), &s) || s < 0)
-    return InvalidArgument("--start-spread must be a finite number of seconds >= 0, got '", text,
-                           "'");
+  if (!ParseFinite(text.c_str(), &s) || s < 0 || s > kMaxStartSpreadS)
+    return InvalidArgument("--start-spread must be a number of seconds in [0, ", kMaxStartSpreadS,
+                           "], got '", text, "'");
   options->start_spread_s = s;
   return Status::OK();
 }

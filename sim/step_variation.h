@@ -22,12 +22,16 @@
 
 namespace fb::sim {
 
-// Parses --compute-noise: "off" (M = 0) or "exp:M" with finite M >= 0, the mean of E relative to
+inline constexpr double kMaxComputeNoiseMean = 1e6;  // --compute-noise exp:M, M at most
+inline constexpr double kMaxStartSpreadS = 1e6;      // --start-spread, seconds (11.6 days)
+
+// Parses --compute-noise: "off" (M = 0) or "exp:M" with 0 <= M <= kMaxComputeNoiseMean, the mean of E relative to
 // the compute (0.1: a step's compute is on average 10% above its noise-free value). Sets
 // options->compute_noise_mean. InvalidArgument naming --compute-noise and the text otherwise.
 Status ParseComputeNoise(const std::string& text, WorkloadOptions* options);
 
-// Parses --start-spread: a finite number of seconds >= 0. Sets options->start_spread_s.
+// Parses --start-spread: seconds in [0, kMaxStartSpreadS] (SimGrid 3.32 aborts on a sleep of
+// 1e308 s). Sets options->start_spread_s.
 // InvalidArgument naming --start-spread and the text otherwise.
 Status ParseStartSpread(const std::string& text, WorkloadOptions* options);
 

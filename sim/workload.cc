@@ -25,14 +25,14 @@ Status ParseSyncMode(const std::string& text, WorkloadOptions* options) {
   if (text.rfind("backup:", 0) == 0) {
     char* end = nullptr;
     const long b = std::strtol(text.c_str() + 7, &end, 10);
-    if (end != text.c_str() + 7 && *end == '\0' && b >= 0) {
+    if (end != text.c_str() + 7 && *end == '\0' && b >= 0 && b <= kMaxBackupWorkers) {
       options->mode = SyncMode::kSync;
       options->backup_workers = static_cast<int>(b);
       return Status::OK();
     }
   }
-  return InvalidArgument("--mode must be sync, async, allreduce or backup:B (B >= 0), got '", text,
-                         "'");
+  return InvalidArgument("--mode must be sync, async, allreduce or backup:B (0 <= B <= ",
+                         kMaxBackupWorkers, "), got '", text, "'");
 }
 
 Status ParseStragglers(const std::string& text, WorkloadOptions* options) {
@@ -42,9 +42,9 @@ Status ParseStragglers(const std::string& text, WorkloadOptions* options) {
   const double p = std::strtod(text.c_str(), &end1);
   const double f = colon == std::string::npos ? 0 : std::strtod(text.c_str() + colon + 1, &end2);
   if (colon == std::string::npos || end1 != text.c_str() + colon || end2 == nullptr ||
-      *end2 != '\0' || !(p >= 0 && p <= 1) || !(f >= 1 && std::isfinite(f)))
-    return InvalidArgument("--stragglers must be P:F with 0 <= P <= 1 and finite F >= 1, got '",
-                           text, "'");
+      *end2 != '\0' || !(p >= 0 && p <= 1) || !(f >= 1 && f <= kMaxStragglerSlowdown))
+    return InvalidArgument("--stragglers must be P:F with 0 <= P <= 1 and 1 <= F <= ",
+                           kMaxStragglerSlowdown, ", got '", text, "'");
   options->straggler_probability = p;
   options->straggler_slowdown = f;
   return Status::OK();

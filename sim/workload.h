@@ -62,11 +62,15 @@ struct WorkloadOptions {
   int64_t mpi_eager_limit_bytes = kEagerLimitFromPlatform;
 };
 
-// Parses "sync", "async", "allreduce" or "backup:B" into mode and backup_workers.
-// InvalidArgument otherwise.
+inline constexpr int kMaxBackupWorkers = 1000000;        // backup:B
+inline constexpr double kMaxStragglerSlowdown = 1e6;     // --stragglers P:F, F at most
+
+// Parses "sync", "async", "allreduce" or "backup:B" (0 <= B <= kMaxBackupWorkers) into mode and
+// backup_workers. InvalidArgument otherwise.
 Status ParseSyncMode(const std::string& text, WorkloadOptions* options);
 // Parses "P:F" (probability, slowdown factor) into the straggler fields. InvalidArgument naming
-// the text for a malformed value, P outside [0, 1] or F < 1.
+// the text for a malformed value, P outside [0, 1] or F outside [1, kMaxStragglerSlowdown] (a
+// larger factor overflows the simulated clock).
 Status ParseStragglers(const std::string& text, WorkloadOptions* options);
 
 // Which platform device plays which role.

@@ -147,7 +147,7 @@ Status ReadLinkFile(const std::string& path, LinkSet* links) {
 
 StatusOr<DevicesFlag> ParseDevicesFlag(const std::string& spec) {
   auto bad = [&] {
-    return InvalidArgument("--devices '", spec, "': expected cpu:N or gpu:N with N >= 1");
+    return InvalidArgument("--devices '", spec, "': expected cpu:N or gpu:N with N in [1, 9999]");
   };
   size_t colon = spec.find(':');
   if (colon == std::string::npos) return bad();

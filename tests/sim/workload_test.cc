@@ -157,6 +157,15 @@ TEST_CASE("Workload options are checked", "[sim]") {
   CHECK(ParseStragglers("0.1:3", &w).ok());
   CHECK(w.straggler_slowdown == 3);
   CHECK(!ParseStragglers("2:3", &w).ok());
+  // Values that overflowed: B wrapped to -1 through int, F x a step's time to infinity; both
+  // stalled the simulation ("group 0 finished 0 of 1 steps").
+  const Status huge_b = ParseSyncMode("backup:99999999999999999999", &w);
+  CHECK_THAT(huge_b.message(), Catch::Contains("0 <= B <= 1000000"));
+  CHECK(ParseSyncMode("backup:1000000", &w).ok());
+  const Status huge_f = ParseStragglers("0.5:1e308", &w);
+  CHECK_THAT(huge_f.message(), Catch::Contains("1 <= F <= 1e+06") &&
+                                   Catch::Contains("got '0.5:1e308'"));
+  CHECK(ParseStragglers("0.5:1e6", &w).ok());
   Simulation sim;
   WorkloadOptions many = ThreeReplicas(SyncMode::kSync, 1);
   many.replicas = 4;
