@@ -170,5 +170,20 @@ TEST_CASE("Synthetic datasets are reproducible, in range and learnable", "[datas
         "synthetic dataset: image_shape must be [rows, cols, channels], got 2 dimensions");
 }
 
+// benchmark --batch-size 65536 of 224x224x3 images threw std::bad_alloc out of the command.
+TEST_CASE("A synthetic dataset larger than memory is ResourceExhausted, not an abort",
+          "[datasets]") {
+  SyntheticOptions o;
+  o.num_examples = int64_t{1} << 40;  // 4 TiB of floats: more than any machine's memory here
+  o.image_shape = {1, 1, 1};
+  o.num_classes = 2;
+  const Status s = MakeSyntheticDataset(o).status();
+  CHECK(s.code() == Code::kResourceExhausted);
+  CHECK_THAT(s.message(), Catch::StartsWith("synthetic dataset of 1099511627776 examples: OOM"));
+  o.num_examples = int64_t{1} << 62;  // the byte size overflows
+  o.image_shape = {224, 224, 3};
+  CHECK(MakeSyntheticDataset(o).status().code() == Code::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace fb::datasets
