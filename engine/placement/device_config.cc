@@ -26,12 +26,21 @@ namespace {
 
 using json = nlohmann::json;
 
-// Reads a non-negative number field if present.
-Status ReadNumber(const json& j, const char* key, const std::string& where, double* out) {
+// Upper bounds of the config's numbers: beyond them a value is a typo, and the cost model's
+// arithmetic (and the int64 / int conversions below) overflows.
+constexpr double kMaxRate = 1e21;            // FLOP/s, bytes/s
+constexpr double kMaxTimeNs = 1e12;          // latency, launch overhead: 1000 s
+constexpr double kMaxMemoryBytes = 1e18;     // memory_limit_bytes
+constexpr double kMaxDeviceCount = 9999;     // "count", as --devices cpu:N
+
+// Reads a number field in [min, max] if present.
+Status ReadNumber(const json& j, const char* key, const std::string& where, double* out,
+                  double max, double min = 0) {
   if (!j.contains(key)) return Status::OK();
-  if (!j[key].is_number() || j[key].get<double>() < 0)
-    return InvalidArgument(where, ": '", key, "' must be a non-negative number");
-  *out = j[key].get<double>();
+  const double v = j[key].is_number() ? j[key].get<double>() : -1;
+  if (!j[key].is_number() || !(v >= min && v <= max))
+    return InvalidArgument(where, ": '", key, "' must be a number in [", min, ", ", max, "]");
+  *out = v;
   return Status::OK();
 }
 
@@ -43,9 +52,9 @@ Status ReadLink(const json& j, const std::string& where, LinkDesc* l) {
     auto parsed = ParseDeviceName(n);
     if (!parsed.ok()) return InvalidArgument(where, ": ", parsed.status().message());
   }
-  RETURN_IF_ERROR(ReadNumber(j, "latency_ns", where, &l->latency_ns));
-  RETURN_IF_ERROR(ReadNumber(j, "bandwidth_bytes_per_s", where, &l->bandwidth_bytes_per_s));
-  if (l->bandwidth_bytes_per_s <= 0) return InvalidArgument(where, ": bandwidth must be > 0");
+  RETURN_IF_ERROR(ReadNumber(j, "latency_ns", where, &l->latency_ns, kMaxTimeNs));
+  RETURN_IF_ERROR(
+      ReadNumber(j, "bandwidth_bytes_per_s", where, &l->bandwidth_bytes_per_s, kMaxRate, 1));
   return Status::OK();
 }
 
@@ -80,14 +89,14 @@ Status ReadDevice(const json& j, const std::string& where, DeviceSet* out) {
   DeviceDesc d;
   d.type = name.type;
   double mem = 0, count = 1;
-  RETURN_IF_ERROR(ReadNumber(j, "memory_limit_bytes", where, &mem));
-  RETURN_IF_ERROR(ReadNumber(j, "peak_flops_per_s", where, &d.peak_flops_per_s));
-  RETURN_IF_ERROR(
-      ReadNumber(j, "memory_bandwidth_bytes_per_s", where, &d.memory_bandwidth_bytes_per_s));
-  RETURN_IF_ERROR(ReadNumber(j, "launch_overhead_ns", where, &d.launch_overhead_ns));
-  RETURN_IF_ERROR(ReadNumber(j, "count", where, &count));
-  if (d.peak_flops_per_s <= 0 || d.memory_bandwidth_bytes_per_s <= 0)
-    return InvalidArgument(where, ": peak_flops_per_s and memory_bandwidth_bytes_per_s must be > 0");
+  RETURN_IF_ERROR(ReadNumber(j, "memory_limit_bytes", where, &mem, kMaxMemoryBytes));
+  RETURN_IF_ERROR(ReadNumber(j, "peak_flops_per_s", where, &d.peak_flops_per_s, kMaxRate, 1));
+  RETURN_IF_ERROR(ReadNumber(j, "memory_bandwidth_bytes_per_s", where,
+                             &d.memory_bandwidth_bytes_per_s, kMaxRate, 1));
+  RETURN_IF_ERROR(ReadNumber(j, "launch_overhead_ns", where, &d.launch_overhead_ns, kMaxTimeNs));
+  RETURN_IF_ERROR(ReadNumber(j, "count", where, &count, kMaxDeviceCount, 1));
+  if (count != static_cast<int>(count))
+    return InvalidArgument(where, ": 'count' must be a whole number, got ", count);
   d.memory_limit_bytes = static_cast<int64_t>(mem);
   for (int k = 0; k < static_cast<int>(count); ++k) {
     ParsedDeviceName n = name;

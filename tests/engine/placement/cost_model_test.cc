@@ -210,6 +210,22 @@ TEST_CASE("Device config files: count expansion, links and errors naming the ent
   REQUIRE_FALSE(bad.ok());
   CHECK_THAT(bad.status().message(), Catch::Contains("bad.json: devices[0]"));
   CHECK_THAT(bad.status().message(), Catch::Contains("peak_flops_per_s"));
+  // Values that hung the placer (a count of 10^9 devices), overflowed int conversions (1e300) or
+  // predicted infinite or absurd times (a bandwidth of 1e-308 bytes/s, a 1e300 ns launch).
+  for (const char* entry :
+       {R"("count": 1e9)", R"("count": 1e300)", R"("count": 0)", R"("count": 2.5)",
+        R"("memory_bandwidth_bytes_per_s": 1e-308)", R"("launch_overhead_ns": 1e300)",
+        R"("memory_limit_bytes": 1e300)", R"("peak_flops_per_s": "5e10")"}) {
+    INFO(entry);
+    auto out = ParsePlatformJson(
+        std::string(R"({"devices": [{"name": "/device:CPU:0", )") + entry + "}]}", "big.json");
+    REQUIRE_FALSE(out.ok());
+    CHECK_THAT(out.status().message(), Catch::StartsWith("big.json: devices[0]: '"));
+  }
+  auto link = ParsePlatformJson(R"({"devices": [{"name": "/device:CPU:0"}],
+      "default_link": {"latency_ns": 3, "bandwidth_bytes_per_s": 0}})", "link.json");
+  REQUIRE_FALSE(link.ok());
+  CHECK_THAT(link.status().message(), Catch::Contains("'bandwidth_bytes_per_s' must be a number in [1, "));
   auto dup = ParsePlatformJson(R"({"devices": [{"name": "/cpu:0"}, {"name": "/device:CPU:0"}]})",
                                "dup.json");
   REQUIRE_FALSE(dup.ok());
