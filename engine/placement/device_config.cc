@@ -1,5 +1,6 @@
 #include "engine/placement/device_config.h"
 
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -37,8 +38,8 @@ constexpr double kMaxDeviceCount = 9999;     // "count", as --devices cpu:N
 Status ReadNumber(const json& j, const char* key, const std::string& where, double* out,
                   double max, double min = 0) {
   if (!j.contains(key)) return Status::OK();
-  const double v = j[key].is_number() ? j[key].get<double>() : -1;
-  if (!j[key].is_number() || !(v >= min && v <= max))
+  const double v = j[key].is_number() ? j[key].get<double>() : std::nan("");
+  if (!(v >= min && v <= max))
     return InvalidArgument(where, ": '", key, "' must be a number in [", min, ", ", max, "]");
   *out = v;
   return Status::OK();

@@ -26,7 +26,9 @@ struct PlatformDesc {
 };
 
 // Reads a device config (devices and, optionally, links). InvalidArgument naming the file and
-// the entry for malformed JSON, a missing name, a negative value or a duplicate device;
+// the entry for malformed JSON, a missing name, a duplicate device or a value out of its range:
+// count a whole number in [1, 9999], FLOP/s and bytes/s in [1, 1e21], latency_ns and
+// launch_overhead_ns in [0, 1e12], memory_limit_bytes in [0, 1e18];
 // NotFound naming the file if it cannot be opened.
 StatusOr<PlatformDesc> ReadPlatformFile(const std::string& path);
 // Reads a link config into `links` (replacing its links and default).

@@ -53,31 +53,21 @@ class AnchorTest(unittest.TestCase):
         with self.assertRaisesRegex(common.RunError, "anchor.profile.*nosuch.h5"):
             anchor.profile(args, {"profile": "nosuch.h5"}, tempfile.gettempdir())
 
+    def _platform(self, zone_body):
+        """A platform file holding one Full zone with `zone_body`, removed after the test."""
+        with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
+            f.write('<platform version="4.1"><zone id="z" routing="Full">%s</zone></platform>'
+                    % zone_body)
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
     def test_host_speed_of_the_worker_hosts(self):
-        with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
-            f.write('<platform version="4.1"><zone id="z" routing="Full">'
-                    '<host id="ps0" speed="1f"/><host id="worker0" speed="4e10f"/>'
-                    '</zone></platform>')
-        try:
-            self.assertEqual(anchor.host_speed(f.name), 4e10)
-        finally:
-            os.unlink(f.name)
-        with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
-            f.write('<platform version="4.1"><zone id="z" routing="Full">'
-                    '<host id="worker0" speed="fast"/></zone></platform>')
-        try:
-            with self.assertRaisesRegex(common.RunError, "worker0.*'fast'"):
-                anchor.host_speed(f.name)
-        finally:
-            os.unlink(f.name)
-        with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
-            f.write('<platform version="4.1"><zone id="z" routing="Full"><host id="ps0" '
-                    'speed="1f"/></zone></platform>')
-        try:
-            with self.assertRaisesRegex(common.RunError, "no worker host"):
-                anchor.host_speed(f.name)
-        finally:
-            os.unlink(f.name)
+        self.assertEqual(anchor.host_speed(self._platform(
+            '<host id="ps0" speed="1f"/><host id="worker0" speed="4e10f"/>')), 4e10)
+        with self.assertRaisesRegex(common.RunError, "worker0.*'fast'"):
+            anchor.host_speed(self._platform('<host id="worker0" speed="fast"/>'))
+        with self.assertRaisesRegex(common.RunError, "no worker host"):
+            anchor.host_speed(self._platform('<host id="ps0" speed="1f"/>'))
 
     def test_profiled_step_and_a_batch_not_profiled(self):
         path = os.path.join(tempfile.mkdtemp(), "p.h5")
